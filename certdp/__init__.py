@@ -1,0 +1,1 @@
+"""certdp: certified calibration of differential-privacy noise mechanisms."""
