@@ -1,0 +1,12 @@
+"""Mechanisms: one module per noise distribution, registered by name.
+
+Importing this package registers every mechanism (one import line each).
+"""
+
+from certdp.mechanisms.base import REGISTRY, Mechanism, get_mechanism, mechanism_names, register
+from certdp.mechanisms.gaussian import Gaussian
+from certdp.mechanisms.laplace import Laplace
+from certdp.mechanisms.uniform import Uniform
+
+__all__ = ["REGISTRY", "Mechanism", "get_mechanism", "mechanism_names", "register",
+           "Gaussian", "Laplace", "Uniform"]

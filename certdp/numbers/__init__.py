@@ -1,0 +1,33 @@
+"""Numbers layer: exact inputs, precision ladder, Arb ball helpers, certified comparisons and brackets."""
+
+from certdp.numbers.balls import (
+    arb_of,
+    ball_endpoints,
+    decimal_bounds,
+    log_normal_cdf,
+    normal_cdf,
+    normal_sf,
+    round_decimal,
+)
+from certdp.numbers.bracket import Bracket, certified_monotone_bracket, classify_point
+from certdp.numbers.compare import Decision, certify_le, certify_lt
+from certdp.numbers.enclosure import Enclosure
+from certdp.numbers.exact import (
+    InputError,
+    UndecidedError,
+    exact_str,
+    parse_exact,
+    parse_nonnegative,
+    parse_positive,
+    parse_positive_int,
+    parse_probability,
+)
+from certdp.numbers.precision import PRECISION_LADDER, escalate, working_precision
+
+__all__ = [
+    "arb_of", "ball_endpoints", "decimal_bounds", "log_normal_cdf", "normal_cdf", "normal_sf",
+    "round_decimal", "Bracket", "certified_monotone_bracket", "classify_point", "Decision",
+    "certify_le", "certify_lt", "Enclosure", "InputError", "UndecidedError", "exact_str",
+    "parse_exact", "parse_nonnegative", "parse_positive", "parse_positive_int", "parse_probability",
+    "PRECISION_LADDER", "escalate", "working_precision",
+]

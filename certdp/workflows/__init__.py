@@ -1,0 +1,1 @@
+"""Workflows: calibrate, audit (claims), profile, verify."""

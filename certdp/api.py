@@ -1,0 +1,37 @@
+"""The public Python API: calibrate, audit, profile, verify."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from certdp.certificate import Certificate
+from certdp.workflows.audit import audit_claim
+from certdp.workflows.audit import audit as _audit_value
+from certdp.workflows.calibrate import calibrate
+from certdp.workflows.claims import CLAIMS
+from certdp.workflows.profile import profile as _profile
+from certdp.workflows.profile import profile_curve
+from certdp.workflows.verify import Verification, verify
+
+__all__ = ["calibrate", "audit", "profile", "profile_curve", "verify", "Certificate", "Verification"]
+
+
+def audit(name: str, *, epsilon: object, delta: object, value: object = None, **fixed: Any) -> Certificate:
+    """Audit a named claim (``audit("classic-gaussian", ...)``) or a mechanism at ``value``.
+
+    ``certdp.audit("gaussian", value="3.5", epsilon=1, delta="1e-5")`` checks a
+    given sigma; ``certdp.audit("classic-gaussian", epsilon=2, delta="1e-5")``
+    checks the textbook formula. The verdict is VALID, VIOLATED or UNDECIDED.
+    """
+    if value is None and name in CLAIMS:
+        return audit_claim(name, epsilon=epsilon, delta=delta, **fixed)
+    if value is None:
+        from certdp.numbers import InputError
+
+        raise InputError("value", f"auditing mechanism {name!r} needs the parameter value to check")
+    return _audit_value(name, value=value, epsilon=epsilon, delta=delta, **fixed)
+
+
+def profile(name: str, *, value: object, epsilon: object, **fixed: Any) -> Certificate:
+    """Certificate with a certified enclosure of delta(epsilon) for mechanism ``name`` at ``value``."""
+    return _profile(name, value=value, epsilon=epsilon, **fixed)

@@ -1,0 +1,75 @@
+"""Entry point of the `certdp` command: every error becomes one line and an exit code, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from certdp.certificate import CertificateFormatError
+from certdp.cli.common import EXIT_CODES, console, print_json
+from certdp.cli.groups import cli
+from certdp.numbers import InputError, UndecidedError
+
+# Command modules: importing one attaches its commands to the groups (one line per module).
+import certdp.cli.basic  # noqa: E402,F401
+
+
+@cli.command("verify")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the verification result as JSON.")
+def verify_command(file: str, as_json: bool) -> None:
+    """Re-check a certificate from its inputs: VALID, INVALID or UNDECIDED (FILE or - for stdin)."""
+    from certdp.workflows.verify import verify
+
+    if file == "-":
+        text = sys.stdin.read()
+    else:
+        path = Path(file)
+        if not path.is_file():
+            raise InputError("FILE", f"no such file: {file}")
+        text = path.read_text(encoding="utf-8")
+    result = verify(text)
+    if as_json:
+        print_json(result.to_dict())
+    else:
+        style = {"VALID": "green", "INVALID": "red", "UNDECIDED": "yellow"}[result.status]
+        console.print(f"[bold {style}]{result.status}[/bold {style}]")
+        for reason in result.reasons:
+            console.print(f"  - {reason}")
+    sys.exit(EXIT_CODES[result.status])
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI; map errors to exit codes (2 bad input, 3 undecided, 1 internal error)."""
+    try:
+        cli.main(args=argv, prog_name="certdp", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2)
+    except InputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except CertificateFormatError as exc:
+        click.echo(f"error: certificate: {exc}", err=True)
+        sys.exit(2)
+    except UndecidedError as exc:
+        click.echo(f"UNDECIDED: {exc}", err=True)
+        sys.exit(3)
+    except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback unless asked
+        if os.environ.get("CERTDP_DEBUG"):
+            raise
+        click.echo(f"internal error: {type(exc).__name__}: {exc} (set CERTDP_DEBUG=1 for a traceback)", err=True)
+        sys.exit(1)
+    sys.exit(0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

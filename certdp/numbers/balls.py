@@ -1,0 +1,117 @@
+"""Arb ball helpers: exact conversions, Gaussian CDF tails, directed decimal rounding.
+
+Conventions (as in Arb): a function of a ball returns a ball that contains
+the function's value at *every* point of the input ball. Nothing here uses a
+float: decimal strings are produced from the exact dyadic endpoints of a ball
+with integer arithmetic, rounded outward.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+from flint import arb, fmpq
+
+from certdp.numbers.exact import exact_str, parse_exact
+
+__all__ = [
+    "arb_of",
+    "fraction_of_exact_arb",
+    "ball_endpoints",
+    "normal_cdf",
+    "normal_sf",
+    "log_normal_cdf",
+    "round_decimal",
+    "decimal_bounds",
+]
+
+
+def arb_of(value: Fraction | int | str | Decimal | float) -> arb:
+    """A ball containing the exact rational ``value``, at the current working precision."""
+    q = parse_exact(value, "value")
+    if q.denominator == 1:
+        return arb(q.numerator)
+    return arb(fmpq(q.numerator, q.denominator))
+
+
+def fraction_of_exact_arb(x: arb) -> Fraction:
+    """The exact midpoint of ``x`` as a Fraction (the midpoint of an arb is a dyadic number)."""
+    if not x.is_finite():
+        raise ValueError("ball is not finite")
+    mantissa, exponent = x.mid().man_exp()
+    mantissa, exponent = int(mantissa), int(exponent)
+    if exponent >= 0:
+        return Fraction(mantissa * 2**exponent)
+    return Fraction(mantissa, 2**-exponent)
+
+
+def ball_endpoints(x: arb) -> tuple[Fraction, Fraction]:
+    """Exact rational endpoints ``(mid - rad, mid + rad)`` of a finite ball."""
+    if not x.is_finite():
+        raise ValueError("ball is not finite")
+    mid = fraction_of_exact_arb(x)
+    rad = fraction_of_exact_arb(x.rad())
+    return mid - rad, mid + rad
+
+
+_SQRT2_CACHE: dict[int, arb] = {}
+
+
+def _inv_sqrt2() -> arb:
+    return arb(2).rsqrt()
+
+
+def normal_cdf(x: arb) -> arb:
+    """Standard normal CDF Phi(x) = erfc(-x/sqrt 2)/2.
+
+    Computed through erfc, never (1 + erf)/2: the lower tail keeps full relative
+    accuracy at any exponent (Phi(-100) ~ 1e-2174 is returned as such).
+    """
+    return (-x * _inv_sqrt2()).erfc() / 2
+
+
+def normal_sf(x: arb) -> arb:
+    """Standard normal survival function 1 - Phi(x) = erfc(x/sqrt 2)/2 (same accuracy remark)."""
+    return (x * _inv_sqrt2()).erfc() / 2
+
+
+def log_normal_cdf(x: arb) -> arb:
+    """log Phi(x); Arb's erfc has an unbounded exponent range, so this never underflows."""
+    return normal_cdf(x).log()
+
+
+def _floor_log10(q: Fraction) -> int:
+    """floor(log10 q) for q > 0, exactly."""
+    e = int((q.numerator.bit_length() - q.denominator.bit_length()) * 0.30102999566398120)
+    while Fraction(10) ** e > q:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= q:
+        e += 1
+    return e
+
+
+def round_decimal(q: Fraction, digits: int, direction: str) -> Decimal:
+    """Round ``q`` to ``digits`` significant decimal digits, towards +inf (``"up"``) or -inf (``"down"``).
+
+    Guarantee: ``round_decimal(q, n, "down") <= q <= round_decimal(q, n, "up")``, exactly.
+    """
+    if direction not in ("up", "down"):
+        raise ValueError("direction must be 'up' or 'down'")
+    q = Fraction(q)
+    if q == 0:
+        return Decimal(0)
+    shift = digits - 1 - _floor_log10(abs(q))
+    scaled = q * Fraction(10) ** shift
+    n = scaled.numerator // scaled.denominator  # floor
+    if direction == "up" and n != scaled:
+        n += 1
+    return Decimal(n).scaleb(-shift)
+
+
+def decimal_bounds(x: arb, digits: int = 20) -> tuple[str, str]:
+    """Outward-rounded decimal strings ``(lower, upper)`` with every point of ``x`` between them."""
+    lo, hi = ball_endpoints(x)
+    lo_d = round_decimal(lo, digits, "down")
+    hi_d = round_decimal(hi, digits, "up")
+    return exact_str(Fraction(lo_d)), exact_str(Fraction(hi_d))

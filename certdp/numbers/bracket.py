@@ -1,0 +1,284 @@
+"""Certified monotone bracket: the root-finding workhorse of every calibration.
+
+Problem. A mechanism family indexed by a scale parameter ``t`` (sigma, a
+scale b, a rate beta) has a privacy profile ``delta(t)`` at fixed epsilon that
+is monotone in ``t``. Given a target ``delta`` we want the boundary
+``t* = inf{t : delta(t) <= delta}`` (or ``sup`` when delta increases in t).
+
+Guarantee. :func:`certified_monotone_bracket` returns decimals ``lo < hi``
+such that, *proven* by Arb enclosures,
+
+* the safe end (``hi`` when the profile decreases in ``t``, ``lo`` when it
+  increases) satisfies ``delta(safe) <= delta``: the mechanism is private there;
+* the other end satisfies ``delta(unsafe) > delta``: it is not.
+
+Monotonicity (a property of the mechanism, stated in its docstring) then
+places the exact optimum between them, so the bracket is both safe and tight.
+
+Method ("fast, then certain"). Start from a float64 ``candidate`` if one is
+given; step outward from it by relative amounts ``rtol/4, rtol, 1e-11, ...``
+until each side is certified, then bisect with Arb until the relative width is
+``<= rtol``. Every decision escalates the working precision along
+``PRECISION_LADDER``; a point that stays undecided at 4096 bits is never used
+as an endpoint. Without a candidate (floats failed), an exponential search
+from ``t = 1`` finds a bracket, then bisection in log space narrows it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Callable
+
+from flint import arb
+
+from certdp.numbers.balls import arb_of, round_decimal
+from certdp.numbers.compare import Decision, certify_le
+from certdp.numbers.enclosure import Enclosure
+from certdp.numbers.exact import UndecidedError
+from certdp.numbers.precision import PRECISION_LADDER, working_precision
+
+__all__ = ["Bracket", "certified_monotone_bracket", "classify_point"]
+
+Profile = Callable[[arb], arb]
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """A certified bracket ``lo < hi`` around the calibration boundary.
+
+    ``safe`` is the end proven private; ``delta_at_safe`` / ``delta_at_unsafe``
+    are the certified enclosures of the profile at the two ends.
+    ``relative_width = (hi - lo) / safe``; ``notes`` records anything a user
+    should know (e.g. bisection stopped early because the boundary could not
+    be resolved at 4096 bits).
+    """
+
+    lo: Decimal
+    hi: Decimal
+    increasing: bool
+    delta_at_safe: Enclosure
+    delta_at_unsafe: Enclosure
+    precision_bits: int
+    evaluations: int
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def safe(self) -> Decimal:
+        return self.lo if self.increasing else self.hi
+
+    @property
+    def unsafe(self) -> Decimal:
+        return self.hi if self.increasing else self.lo
+
+    @property
+    def relative_width(self) -> Fraction:
+        return (Fraction(self.hi) - Fraction(self.lo)) / Fraction(self.safe)
+
+
+@dataclass
+class _Search:
+    profile: Profile
+    delta: Fraction
+    increasing: bool
+    ladder: tuple[int, ...]
+    evaluations: int = 0
+    max_bits: int = 0
+
+    def classify(self, t: Decimal) -> tuple[Decision, Enclosure | None]:
+        """YES if delta(t) <= delta is proven, NO if delta(t) > delta is proven, else UNKNOWN."""
+        return classify_point(self.profile, t, self.delta, self.ladder, self)
+
+
+def classify_point(
+    profile: Profile,
+    t: Decimal | Fraction,
+    delta: Fraction,
+    ladder: tuple[int, ...] = PRECISION_LADDER,
+    counter: object | None = None,
+) -> tuple[Decision, Enclosure | None]:
+    """Decide ``profile(t) <= delta`` with precision escalation.
+
+    Returns the decision and the enclosure of ``profile(t)`` that decided it
+    (``None`` if every rung gave a non-finite ball).
+    """
+    last: Enclosure | None = None
+    for bits in ladder:
+        with working_precision(bits):
+            value = profile(arb_of(Fraction(t)))
+            if counter is not None:
+                counter.evaluations += 1  # type: ignore[attr-defined]
+                counter.max_bits = max(counter.max_bits, bits)  # type: ignore[attr-defined]
+            if not value.is_finite():
+                continue
+            decision = certify_le(value, arb_of(delta))
+            last = Enclosure.from_arb(value, bits)
+        if decision is not Decision.UNKNOWN:
+            return decision, last
+    return Decision.UNKNOWN, last
+
+
+def _digits_for(rtol: Fraction) -> int:
+    digits = 3
+    while Fraction(1, 10 ** (digits - 1)) > rtol / 8:
+        digits += 1
+    return min(max(digits, 6), 17)
+
+
+def certified_monotone_bracket(
+    profile: Profile,
+    delta: Fraction,
+    *,
+    increasing: bool,
+    candidate: float | Fraction | Decimal | None = None,
+    rtol: Fraction | float = Fraction(1, 10**12),
+    ladder: tuple[int, ...] = PRECISION_LADDER,
+    max_doublings: int = 4096,
+) -> Bracket:
+    """Certified bracket of the calibration boundary of a monotone privacy profile.
+
+    ``profile(t)`` must return an enclosure of delta(t) for every point of the
+    ball ``t`` at the current working precision; ``t`` ranges over ``(0, inf)``.
+    ``increasing`` says whether delta(t) increases with t. See the module
+    docstring for the guarantee. Raises :class:`UndecidedError` if no point on
+    one side can be certified.
+    """
+    rtol = Fraction(rtol) if not isinstance(rtol, float) else Fraction(repr(rtol))
+    if not 0 < rtol < 1:
+        raise ValueError("rtol must lie in (0, 1)")
+    search = _Search(profile, Fraction(delta), increasing, ladder)
+    digits = _digits_for(rtol)
+    safe_dir = -1 if increasing else 1  # direction of t in which delta decreases
+    safe_pt: tuple[Fraction, Enclosure] | None = None
+    unsafe_pt: tuple[Fraction, Enclosure] | None = None
+
+    def record(t: Fraction, decision: Decision, enc: Enclosure | None) -> None:
+        nonlocal safe_pt, unsafe_pt
+        if decision is Decision.YES:
+            if safe_pt is None or (t - safe_pt[0]) * safe_dir < 0:
+                safe_pt = (t, enc)  # type: ignore[assignment]
+        elif decision is Decision.NO:
+            if unsafe_pt is None or (t - unsafe_pt[0]) * safe_dir > 0:
+                unsafe_pt = (t, enc)  # type: ignore[assignment]
+
+    def probe(t: Fraction, direction: str) -> Decision:
+        point = Fraction(round_decimal(t, digits, direction))
+        if point <= 0:
+            return Decision.UNKNOWN
+        decision, enc = search.classify(_to_decimal(point))
+        record(point, decision, enc)
+        return decision
+
+    def outward_steps() -> list[Fraction]:
+        steps = [rtol / 4, rtol]
+        s = Fraction(1, 10**11)
+        while s < Fraction(1, 2):
+            if s > rtol:
+                steps.append(s)
+            s *= 100
+        return steps
+
+    center = _as_fraction(candidate)
+    if center is not None and center > 0:
+        # Walk outward on both sides of the float candidate.
+        for sign in (safe_dir, -safe_dir):
+            for step in outward_steps():
+                t = center * (1 + sign * step)
+                decision = probe(t, "up" if sign > 0 else "down")
+                if (sign == safe_dir and safe_pt is not None) or (sign != safe_dir and unsafe_pt is not None):
+                    break
+    # Exponential search for whichever side is still missing (floats failed or were far off).
+    start = center if center is not None and center > 0 else Fraction(1)
+    for sign, missing in ((safe_dir, lambda: safe_pt is None), (-safe_dir, lambda: unsafe_pt is None)):
+        factor = Fraction(2)
+        t = start
+        doublings = 0
+        while missing() and doublings < max_doublings:
+            t = t * factor if sign > 0 else t / factor
+            probe(t, "up" if sign > 0 else "down")
+            doublings += 1
+            if doublings % 8 == 0:
+                factor = factor * factor  # accelerate towards extreme exponents
+    if safe_pt is None:
+        raise UndecidedError("could not certify any private parameter value (profile never <= delta)")
+    if unsafe_pt is None:
+        raise UndecidedError("could not certify any non-private parameter value (profile never > delta)")
+
+    notes: list[str] = []
+    # Bisection: geometric while the ratio is large, arithmetic afterwards.
+    while True:
+        a, b = sorted((safe_pt[0], unsafe_pt[0]))
+        safe_value = safe_pt[0]
+        if (b - a) / safe_value <= rtol:
+            break
+        if b / a > 4:
+            mid = _geometric_mean(a, b)
+        else:
+            mid = (a + b) / 2
+        # If the midpoint is undecidable (it sits on the boundary itself), try off-centre points.
+        decision = Decision.UNKNOWN
+        tried: list[Fraction] = []
+        for offset in (Fraction(0), Fraction(1, 8), Fraction(-1, 8), Fraction(1, 3), Fraction(-1, 3)):
+            point = mid + offset * (b - a)
+            point_dec = Fraction(round_decimal(point, digits, "up"))
+            if not a < point_dec < b:
+                point_dec = Fraction(round_decimal(point, digits, "down"))
+            if not a < point_dec < b or point_dec in tried:
+                continue
+            tried.append(point_dec)
+            decision = probe(point_dec, "up")
+            if decision is not Decision.UNKNOWN:
+                break
+        if not tried:
+            notes.append("bisection reached the decimal resolution before the requested width")
+            break
+        if decision is Decision.UNKNOWN:
+            notes.append(
+                "bisection stopped: the profile near {} could not be compared with delta even at {} bits".format(
+                    _fmt(tried[0]), ladder[-1])
+            )
+            break
+
+    lo, hi = sorted((safe_pt[0], unsafe_pt[0]))
+    return Bracket(
+        lo=_to_decimal(lo),
+        hi=_to_decimal(hi),
+        increasing=increasing,
+        delta_at_safe=safe_pt[1],
+        delta_at_unsafe=unsafe_pt[1],
+        precision_bits=search.max_bits,
+        evaluations=search.evaluations,
+        notes=tuple(notes),
+    )
+
+
+def _as_fraction(candidate: float | Fraction | Decimal | None) -> Fraction | None:
+    if candidate is None:
+        return None
+    if isinstance(candidate, float):
+        if not (candidate > 0 and candidate < float("inf")):
+            return None
+        return Fraction(Decimal(repr(candidate)))
+    return Fraction(candidate)
+
+
+def _geometric_mean(a: Fraction, b: Fraction) -> Fraction:
+    with working_precision(64):
+        g = (arb_of(a) * arb_of(b)).sqrt()
+        mantissa, exponent = g.mid().man_exp()
+    mantissa, exponent = int(mantissa), int(exponent)
+    return Fraction(mantissa * 2**exponent) if exponent >= 0 else Fraction(mantissa, 2**-exponent)
+
+
+def _to_decimal(q: Fraction) -> Decimal:
+    # Endpoints are produced by round_decimal, hence terminating decimals.
+    from certdp.numbers.exact import exact_str
+
+    return Decimal(exact_str(q))
+
+
+def _fmt(q: Fraction) -> str:
+    from certdp.numbers.exact import exact_str
+
+    return exact_str(q)

@@ -1,0 +1,57 @@
+"""A certified enclosure of a real number, stored with exact rational endpoints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flint import arb
+
+from certdp.numbers.balls import ball_endpoints, round_decimal
+from certdp.numbers.exact import exact_str
+
+__all__ = ["Enclosure"]
+
+
+@dataclass(frozen=True)
+class Enclosure:
+    """``lower <= true value <= upper``, proven; endpoints are exact decimals (outward-rounded).
+
+    ``precision_bits`` is the Arb working precision that produced it.
+    """
+
+    lower: Fraction
+    upper: Fraction
+    precision_bits: int = 0
+
+    @classmethod
+    def from_arb(cls, x: arb, precision_bits: int = 0, digits: int = 20) -> "Enclosure":
+        lo, hi = ball_endpoints(x)
+        return cls(
+            Fraction(round_decimal(lo, digits, "down")),
+            Fraction(round_decimal(hi, digits, "up")),
+            precision_bits,
+        )
+
+    def strings(self) -> list[str]:
+        """``[lower, upper]`` as exact decimal strings (the JSON form)."""
+        return [exact_str(self.lower), exact_str(self.upper)]
+
+    def contains(self, value: Fraction | int) -> bool:
+        return self.lower <= Fraction(value) <= self.upper
+
+    def overlaps(self, other: "Enclosure") -> bool:
+        return self.lower <= other.upper and other.lower <= self.upper
+
+    @property
+    def width(self) -> Fraction:
+        return self.upper - self.lower
+
+    def short(self, digits: int = 8) -> str:
+        """``[lower, upper]`` rounded outward to ``digits`` significant digits (for display)."""
+        lo = exact_str(Fraction(round_decimal(self.lower, digits, "down")))
+        hi = exact_str(Fraction(round_decimal(self.upper, digits, "up")))
+        return f"[{lo}, {hi}]"
+
+    def __str__(self) -> str:
+        return self.short()

@@ -1,0 +1,135 @@
+"""Audit a claimed parameter: is the mechanism really (epsilon, delta)-DP there?
+
+Verdicts (each certified by an Arb enclosure of the true delta(epsilon)):
+
+* ``VALID``     - delta(epsilon) <= claimed delta is proven;
+* ``VIOLATED``  - delta(epsilon) >  claimed delta is proven;
+* ``UNDECIDED`` - the enclosure still straddles the claimed delta at 4096 bits.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable
+
+from flint import arb
+
+from certdp.certificate import Certificate, Stopwatch
+from certdp.mechanisms import get_mechanism
+from certdp.mechanisms.base import parameter_string
+from certdp.numbers import (
+    PRECISION_LADDER,
+    Decision,
+    Enclosure,
+    arb_of,
+    certify_le,
+    exact_str,
+    parse_positive,
+    parse_probability,
+    working_precision,
+)
+from certdp.workflows.claims import get_claim
+from certdp.workflows.common import resolve_fixed
+
+__all__ = ["audit", "audit_claim", "decide_profile", "VERDICTS"]
+
+VERDICTS = ("VALID", "VIOLATED", "UNDECIDED")
+
+
+def decide_profile(
+    profile_at: Callable[[], arb],
+    delta: Fraction,
+    ladder: tuple[int, ...] = PRECISION_LADDER,
+) -> tuple[str, Enclosure | None, int]:
+    """Verdict for ``profile_at() <= delta`` with precision escalation.
+
+    ``profile_at`` is called inside each working precision and must return an
+    enclosure of the true delta. Returns (verdict, enclosure, bits).
+    """
+    enclosure: Enclosure | None = None
+    bits_used = ladder[0]
+    for bits in ladder:
+        with working_precision(bits):
+            ball = profile_at()
+            if not ball.is_finite():
+                continue
+            decision = certify_le(ball, arb_of(delta))
+            enclosure = Enclosure.from_arb(ball, bits)
+            bits_used = bits
+        if decision is Decision.YES:
+            return "VALID", enclosure, bits
+        if decision is Decision.NO:
+            return "VIOLATED", enclosure, bits
+    return "UNDECIDED", enclosure, bits_used
+
+
+def audit(mechanism: str, *, value: object, epsilon: object, delta: object, **fixed: Any) -> Certificate:
+    """Audit ``mechanism`` with its parameter set to ``value`` against the claim (epsilon, delta)-DP."""
+    clock = Stopwatch()
+    cls = get_mechanism(mechanism)
+    eps = parse_positive(epsilon, "epsilon")
+    delta_q = parse_probability(delta, "delta")
+    val = parse_positive(value, cls.parameter)
+    params = resolve_fixed(cls, fixed)
+    verdict, enclosure, bits = decide_profile(
+        lambda: cls.profile_ball(arb_of(val), arb_of(eps), **params), delta_q)
+    return _audit_certificate(cls, params, eps, delta_q, verdict, enclosure, bits, clock,
+                              value=val, extra={})
+
+
+def audit_claim(claim_name: str, *, epsilon: object, delta: object, **fixed: Any) -> Certificate:
+    """Audit a named published calibration (see :mod:`certdp.workflows.claims`)."""
+    clock = Stopwatch()
+    claim = get_claim(claim_name)
+    cls = get_mechanism(claim.mechanism)
+    eps = parse_positive(epsilon, "epsilon")
+    delta_q = parse_probability(delta, "delta")
+    params = resolve_fixed(cls, fixed)
+    claimed: list[arb] = []
+
+    def profile_at() -> arb:
+        value = claim.parameter_ball(eps, delta_q, **params)
+        claimed.append(value)
+        return cls.profile_ball(value, arb_of(eps), **params)
+
+    verdict, enclosure, bits = decide_profile(profile_at, delta_q)
+    extra = {
+        "claim": claim.name,
+        "claim_formula": claim.formula,
+        "claim_reference": claim.reference,
+        "claimed_value_enclosure": Enclosure.from_arb(claimed[-1]).strings(),
+    }
+    return _audit_certificate(cls, params, eps, delta_q, verdict, enclosure, bits, clock,
+                              value=None, extra=extra)
+
+
+def _audit_certificate(cls: Any, params: dict[str, Any], eps: Fraction, delta_q: Fraction, verdict: str,
+                       enclosure: Enclosure | None, bits: int, clock: Stopwatch, *, value: Fraction | None,
+                       extra: dict[str, Any]) -> Certificate:
+    from decimal import Decimal
+
+    shown = exact_str(value) if value is not None else f"the claimed {cls.parameter}"
+    if value is not None:
+        extra = {**extra, "value_exact": exact_str(value)}
+    sentence = {
+        "VALID": f"proven: {cls.name} with {cls.parameter} = {shown} is ({exact_str(eps)}, {exact_str(delta_q)})-DP",
+        "VIOLATED": f"proven: {cls.name} with {cls.parameter} = {shown} is NOT "
+                    f"({exact_str(eps)}, {exact_str(delta_q)})-DP; its true delta is {enclosure}",
+        "UNDECIDED": f"undecided at {bits} bits: the true delta {enclosure} straddles {exact_str(delta_q)}",
+    }[verdict]
+    return Certificate(
+        kind="audit",
+        mechanism=cls.name,
+        parameters={k: parameter_string(v) for k, v in params.items()},
+        inputs={"epsilon": exact_str(eps), "delta": exact_str(delta_q)},
+        method=cls.method,
+        lemma=cls.lemma,
+        delta_enclosure=enclosure.strings() if enclosure else ["0", "1"],
+        parameter=cls.parameter,
+        value=Decimal(exact_str(value)) if value is not None and "/" not in exact_str(value) else None,
+        verdict=verdict,
+        guarantee=sentence,
+        precision_bits=bits,
+        timing_seconds=clock.elapsed(),
+        extra=extra,
+    ).seal()

@@ -1,0 +1,49 @@
+"""Helpers shared by the workflows: input parsing and the profile closure."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Callable
+
+from flint import arb
+
+from certdp.mechanisms import get_mechanism
+from certdp.mechanisms.base import Mechanism
+from certdp.numbers import InputError, arb_of
+
+__all__ = ["resolve_fixed", "profile_closure", "log_of_fraction", "float_or_none"]
+
+
+def resolve_fixed(mechanism: type[Mechanism], fixed: dict[str, Any]) -> dict[str, Any]:
+    """Parse a mechanism's fixed parameters, turning unexpected names into an InputError."""
+    try:
+        return mechanism.parse_fixed(**fixed)
+    except TypeError as exc:
+        raise InputError("parameters", f"{mechanism.name}: {exc}") from None
+
+
+def profile_closure(mechanism: type[Mechanism], epsilon: Fraction, fixed: dict[str, Any]) -> Callable[[arb], arb]:
+    """``t -> enclosure of delta(epsilon)`` at parameter ball ``t`` (current working precision)."""
+
+    def profile(t: arb) -> arb:
+        return mechanism.profile_ball(t, arb_of(epsilon), **fixed)
+
+    return profile
+
+
+def log_of_fraction(q: Fraction) -> float:
+    """log(q) in float64 for any positive rational, including 1e-5000 (no underflow)."""
+    return math.log(q.numerator) - math.log(q.denominator)
+
+
+def float_or_none(q: Fraction) -> float | None:
+    try:
+        x = float(q)
+    except OverflowError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def get(name: str) -> type[Mechanism]:
+    return get_mechanism(name)
