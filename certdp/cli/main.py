@@ -42,6 +42,19 @@ def verify_command(file: str, as_json: bool) -> None:
     sys.exit(EXIT_CODES[result.status])
 
 
+def _usage_message(exc: click.UsageError) -> str:
+    """One line for a usage error; an unknown sub-command of calibrate/profile/audit names the mechanism."""
+    message = exc.format_message()
+    ctx = exc.ctx
+    if ctx is not None and message.startswith("No such command") and isinstance(ctx.command, click.Group):
+        known = ", ".join(ctx.command.list_commands(ctx))
+        name = message.split("'")[1] if "'" in message else "?"
+        what = "mechanism" if ctx.command.name in ("calibrate", "profile", "audit") else "command"
+        return f"{what}: unknown {what} {name!r} for '{ctx.command_path}' (choose from: {known})"
+    hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    return message.replace("\n", " ") + hint
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; map errors to exit codes (2 bad input, 3 undecided, 1 internal error)."""
     try:
@@ -51,8 +64,11 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
+    except click.UsageError as exc:
+        click.echo(f"error: {_usage_message(exc)}", err=True)
+        sys.exit(2)
     except click.ClickException as exc:
-        exc.show()
+        click.echo(f"error: {exc.format_message()}", err=True)
         sys.exit(2)
     except InputError as exc:
         click.echo(f"error: {exc}", err=True)

@@ -14,8 +14,6 @@ from typing import Any
 
 import numpy as np
 from flint import arb
-from scipy.optimize import brentq
-from scipy.special import log_ndtr
 
 from certdp.engines.closed_form import gaussian_profile
 from certdp.mechanisms.base import Mechanism, register
@@ -26,6 +24,8 @@ __all__ = ["Gaussian", "gaussian_log_delta_float"]
 
 def gaussian_log_delta_float(sigma: float, epsilon: float, sensitivity: float) -> float:
     """float64 log delta(eps) of the Gaussian mechanism (NOT certified: candidates and peers only)."""
+    from scipy.special import log_ndtr
+
     a = sensitivity / (2.0 * sigma)
     b = epsilon * sigma / sensitivity
     la = float(log_ndtr(a - b))
@@ -79,6 +79,8 @@ class Gaussian(Mechanism):
     def float_candidate(cls, epsilon: float, log_delta: float, sensitivity: Fraction = Fraction(1),
                         dimension: int = 1) -> float | None:
         """Solve log delta(sigma) = log_delta in log sigma with Brent's method (float64)."""
+        from scipy.optimize import brentq
+
         sens = float(sensitivity)
         if not (epsilon > 0 and math.isfinite(epsilon) and sens > 0 and math.isfinite(sens)):
             return None

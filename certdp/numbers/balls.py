@@ -106,6 +106,9 @@ def round_decimal(q: Fraction, digits: int, direction: str) -> Decimal:
     n = scaled.numerator // scaled.denominator  # floor
     if direction == "up" and n != scaled:
         n += 1
+    if abs(n) == 10**digits:  # 9.99.. rounded up to 10.0..: keep `digits` significant digits
+        n //= 10
+        shift -= 1
     return Decimal(n).scaleb(-shift)
 
 
