@@ -17,6 +17,7 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["Certificate", "CertificateFormatError", "SCHEMA", "package_versions"]
@@ -28,8 +29,8 @@ class CertificateFormatError(ValueError):
     """The text is not a well-formed certdp certificate."""
 
 
-def package_versions() -> dict[str, str]:
-    """Versions of certdp and of the numerical packages the result depends on."""
+@lru_cache(maxsize=1)
+def _versions() -> tuple[tuple[str, str], ...]:
     from importlib import metadata
 
     versions = {"python": platform.python_version()}
@@ -38,7 +39,12 @@ def package_versions() -> dict[str, str]:
             versions[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
             versions[dist] = "unknown"
-    return versions
+    return tuple(versions.items())
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of Python, certdp and the numerical packages the result depends on (looked up once)."""
+    return dict(_versions())
 
 
 @dataclass

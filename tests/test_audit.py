@@ -38,3 +38,16 @@ def test_audit_given_sigma_both_sides_of_the_optimum():
 def test_audit_needs_a_value_for_a_mechanism():
     with pytest.raises(InputError):
         certdp.audit("gaussian", epsilon=1, delta="1e-5")
+
+
+def test_classic_gaussian_failure_threshold_is_located_and_independently_confirmed():
+    from certdp.workflows.audit import claim_failure_bracket
+
+    result = claim_failure_bracket("classic-gaussian", delta="1e-5", rtol="1e-5")
+    a, b = result["epsilon_valid"], result["epsilon_violated"]
+    assert 8.4 < float(a) < float(b) < 8.45
+    with mp.workdps(60):
+        for eps, private in ((a, True), (b, False)):
+            sigma = _classic_sigma(eps, "1e-5")
+            true_delta = gaussian_delta_quadrature(mp.nstr(sigma, 55), eps)
+            assert (true_delta <= mpf("1e-5")) == private

@@ -12,7 +12,7 @@ from certdp.cli.common import (
 )
 from certdp.cli.groups import audit, calibrate, profile
 from certdp.workflows.audit import audit as audit_value
-from certdp.workflows.audit import audit_claim
+from certdp.workflows.audit import audit_claim, claim_failure_bracket
 from certdp.workflows.calibrate import calibrate as calibrate_workflow
 from certdp.workflows.profile import profile as profile_workflow
 from certdp.workflows.profile import profile_curve
@@ -131,12 +131,28 @@ audit.command("uniform")(_audit_command("uniform", "--scale", "scale"))
 
 
 @audit.command("classic-gaussian")
-@epsilon_option
+@click.option("--epsilon", "-e", default=None, metavar="EPS", help="Privacy parameter epsilon > 0.")
 @delta_option
 @sensitivity_option
+@click.option("--find-threshold", is_flag=True,
+              help="Locate the epsilon where the claim starts to fail (certified VALID/VIOLATED pair).")
 @json_option
 @output_option
-def audit_classic_gaussian(epsilon, delta, sensitivity, as_json, output):
+def audit_classic_gaussian(epsilon, delta, sensitivity, find_threshold, as_json, output):
     """Audit sigma = Delta sqrt(2 ln(1.25/delta))/eps (Dwork & Roth, Thm A.1)."""
+    if find_threshold:
+        result = claim_failure_bracket("classic-gaussian", delta=delta, sensitivity=sensitivity)
+        if as_json:
+            print_json(result)
+        else:
+            console.print(
+                f"classic Gaussian calibration at delta = {result['delta']}:\n"
+                f"  VALID (proven)    at epsilon = {result['epsilon_valid']}, "
+                f"true delta in [{', '.join(result['delta_enclosure_at_valid'])}]\n"
+                f"  VIOLATED (proven) at epsilon = {result['epsilon_violated']}, "
+                f"true delta in [{', '.join(result['delta_enclosure_at_violated'])}]")
+        sys.exit(0)
+    if epsilon is None:
+        raise click.UsageError("Missing option '--epsilon' (or pass --find-threshold).")
     cert = audit_claim("classic-gaussian", epsilon=epsilon, delta=delta, sensitivity=sensitivity)
     sys.exit(emit_certificate(cert, as_json, output, show_json=False))

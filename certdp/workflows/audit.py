@@ -31,7 +31,7 @@ from certdp.numbers import (
 from certdp.workflows.claims import get_claim
 from certdp.workflows.common import resolve_fixed
 
-__all__ = ["audit", "audit_claim", "decide_profile", "VERDICTS"]
+__all__ = ["audit", "audit_claim", "decide_profile", "claim_failure_bracket", "VERDICTS"]
 
 VERDICTS = ("VALID", "VIOLATED", "UNDECIDED")
 
@@ -133,3 +133,47 @@ def _audit_certificate(cls: Any, params: dict[str, Any], eps: Fraction, delta_q:
         timing_seconds=clock.elapsed(),
         extra=extra,
     ).seal()
+
+
+def claim_failure_bracket(claim_name: str, *, delta: object, epsilon_valid: object = "1",
+                          epsilon_violated: object = "1000", rtol: object = "1e-6",
+                          **fixed: Any) -> dict[str, Any]:
+    """Locate where a claim starts to fail: epsilons a < b with VALID proven at a and VIOLATED at b.
+
+    Bisects on epsilon between ``epsilon_valid`` and ``epsilon_violated``
+    (each end's verdict is certified first) until (b - a)/b <= rtol. Only the
+    two verdicts are certified; no claim is made about monotonicity in epsilon
+    between other points. Returns a dict with both certificates' data.
+    """
+    from certdp.numbers import InputError, parse_positive, round_decimal
+
+    tol = parse_positive(rtol, "rtol")
+    a = parse_positive(epsilon_valid, "epsilon_valid")
+    b = parse_positive(epsilon_violated, "epsilon_violated")
+    cert_a = audit_claim(claim_name, epsilon=a, delta=delta, **fixed)
+    cert_b = audit_claim(claim_name, epsilon=b, delta=delta, **fixed)
+    if cert_a.verdict != "VALID":
+        raise InputError("epsilon_valid", f"the claim is {cert_a.verdict} at epsilon = {exact_str(a)}, not VALID")
+    if cert_b.verdict != "VIOLATED":
+        raise InputError("epsilon_violated",
+                         f"the claim is {cert_b.verdict} at epsilon = {exact_str(b)}, not VIOLATED")
+    while (b - a) / b > tol:
+        mid = Fraction(round_decimal((a + b) / 2, 12, "up"))
+        if not a < mid < b:
+            break
+        cert_mid = audit_claim(claim_name, epsilon=mid, delta=delta, **fixed)
+        if cert_mid.verdict == "VALID":
+            a, cert_a = mid, cert_mid
+        elif cert_mid.verdict == "VIOLATED":
+            b, cert_b = mid, cert_mid
+        else:
+            break
+    return {
+        "claim": claim_name,
+        "delta": cert_a.inputs["delta"],
+        "epsilon_valid": exact_str(a),
+        "epsilon_violated": exact_str(b),
+        "delta_enclosure_at_valid": cert_a.delta_enclosure,
+        "delta_enclosure_at_violated": cert_b.delta_enclosure,
+        "digests": [cert_a.digest, cert_b.digest],
+    }
