@@ -14,7 +14,7 @@ import hashlib
 import json
 import platform
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -97,7 +97,12 @@ class Certificate:
     # ------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data; decimals become exact strings."""
-        data = asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["parameters"] = dict(self.parameters)
+        data["inputs"] = dict(self.inputs)
+        data["delta_enclosure"] = list(self.delta_enclosure)
+        data["versions"] = dict(self.versions)
+        data["extra"] = json.loads(json.dumps(self.extra))
         if self.value is not None:
             data["value"] = _decimal_text(self.value)
         if self.interval is not None:

@@ -47,6 +47,11 @@ def test_exact_str_round_trips(q):
     assert parse_exact(exact_str(q), "x") == q
 
 
+@pytest.mark.parametrize("q", [Fraction(123456789012345678901234567891, 1024), Fraction(-(10**40) - 1, 10**45)])
+def test_exact_str_keeps_every_digit(q):
+    assert parse_exact(exact_str(q), "x") == q
+
+
 @given(st.fractions(min_value=Fraction(1, 10**30), max_value=Fraction(10**30)), st.integers(1, 25))
 def test_round_decimal_is_directed(q, digits):
     down, up = round_decimal(q, digits, "down"), round_decimal(q, digits, "up")

@@ -120,9 +120,9 @@ def classify_point(
 
 
 def _digits_for(rtol: Fraction) -> int:
-    digits = 3
-    while Fraction(1, 10 ** (digits - 1)) > rtol / 8:
-        digits += 1
+    """Significant digits for bracket points: enough that rounding moves a point by < rtol/8."""
+    target = rtol / 8
+    digits = 1 + max(0, len(str(target.denominator // max(target.numerator, 1))))
     return min(max(digits, 6), 17)
 
 
@@ -170,20 +170,13 @@ def certified_monotone_bracket(
         record(point, decision, enc)
         return decision
 
-    def outward_steps() -> list[Fraction]:
-        steps = [rtol / 4, rtol]
-        s = Fraction(1, 10**11)
-        while s < Fraction(1, 2):
-            if s > rtol:
-                steps.append(s)
-            s *= 100
-        return steps
+    steps = [rtol / 4, rtol] + [Fraction(1, 10**k) for k in (11, 9, 7, 5, 3, 1) if Fraction(1, 10**k) > rtol]
 
     center = _as_fraction(candidate)
     if center is not None and center > 0:
         # Walk outward on both sides of the float candidate.
         for sign in (safe_dir, -safe_dir):
-            for step in outward_steps():
+            for step in steps:
                 t = center * (1 + sign * step)
                 decision = probe(t, "up" if sign > 0 else "down")
                 if (sign == safe_dir and safe_pt is not None) or (sign != safe_dir and unsafe_pt is not None):
@@ -206,12 +199,26 @@ def certified_monotone_bracket(
         raise UndecidedError("could not certify any non-private parameter value (profile never > delta)")
 
     notes: list[str] = []
-    # Bisection: geometric while the ratio is large, arithmetic afterwards.
+    # Narrowing: a secant step on log delta (two probes straddling the interpolated boundary)
+    # while it keeps shrinking the bracket, else bisection (geometric while the ratio is large).
+    use_secant = True
     while True:
         a, b = sorted((safe_pt[0], unsafe_pt[0]))
         safe_value = safe_pt[0]
         if (b - a) / safe_value <= rtol:
             break
+        if use_secant:
+            guess = _secant_guess(safe_pt, unsafe_pt, Fraction(delta))
+            use_secant = False
+            if guess is not None and a < guess < b:
+                half = rtol * guess / 3
+                for point, direction in ((guess - safe_dir * half, "down" if safe_dir > 0 else "up"),
+                                         (guess + safe_dir * half, "up" if safe_dir > 0 else "down")):
+                    if a < point < b:
+                        probe(point, direction)
+                new_a, new_b = sorted((safe_pt[0], unsafe_pt[0]))
+                use_secant = (new_b - new_a) < (b - a) / 4
+                continue
         if b / a > 4:
             mid = _geometric_mean(a, b)
         else:
@@ -251,6 +258,28 @@ def certified_monotone_bracket(
         evaluations=search.evaluations,
         notes=tuple(notes),
     )
+
+
+def _secant_guess(safe_pt: tuple[Fraction, Enclosure], unsafe_pt: tuple[Fraction, Enclosure],
+                  delta: Fraction) -> Fraction | None:
+    """Interpolate log delta linearly in t between the two certified points (float64; only a guess)."""
+    import math
+
+    try:
+        (t0, e0), (t1, e1) = safe_pt, unsafe_pt
+        m0 = (e0.lower + e0.upper) / 2
+        m1 = (e1.lower + e1.upper) / 2
+        if m0 <= 0 or m1 <= 0 or m0 == m1:
+            return None
+        l0 = math.log(m0.numerator) - math.log(m0.denominator)
+        l1 = math.log(m1.numerator) - math.log(m1.denominator)
+        ld = math.log(delta.numerator) - math.log(delta.denominator)
+        frac = (l0 - ld) / (l0 - l1)
+        if not 0.0 < frac < 1.0:
+            return None
+        return t0 + (t1 - t0) * Fraction(frac)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
 
 
 def _as_fraction(candidate: float | Fraction | Decimal | None) -> Fraction | None:

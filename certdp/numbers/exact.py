@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 from numbers import Integral
 
@@ -144,7 +144,9 @@ def exact_str(q: Fraction | int) -> str:
         return str(q.numerator)
     scale = max(twos, fives)
     digits = q.numerator * 10**scale // q.denominator
-    number = Decimal(digits).scaleb(-scale).normalize()
+    with localcontext() as context:  # exact: never round to the default 28 digits
+        context.prec = len(str(abs(digits))) + 2
+        number = Decimal(digits).scaleb(-scale).normalize()
     if -4 <= number.adjusted() <= 20:
         return format(number, "f")
     mantissa, _, exponent = f"{number:e}".partition("e")
