@@ -109,3 +109,17 @@ def test_malformed_json_exits_2(cli):
 def test_bad_input_in_a_real_subprocess_has_no_traceback():
     out = run("calibrate", "gaussian", "--epsilon", "nan", "--delta", "1e-5")
     assert out.returncode == 2 and out.stderr.startswith("error: epsilon:") and "Traceback" not in out.stderr
+
+
+def test_crosscheck_flags_unsafe_rows(tmp_path, cli):
+    grid = tmp_path / "grid.csv"
+    grid.write_text("epsilon,delta,sigma\n1,1e-5,3.74\n1,1e-5,3.72\n10,1e-5,0.6\n")
+    out = cli("crosscheck", "gaussian", str(grid), "--json")
+    data = json.loads(out.stdout)
+    assert out.returncode == 1 and data["violated"] == 1
+    assert [r["verdict"] for r in data["rows"]] == ["VALID", "VIOLATED", "VALID"]
+    assert data["rows"][0]["relative_excess"] > 0 > data["rows"][1]["relative_excess"]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("eps,delta,sigma\n1,1e-5,3\n")
+    out = cli("crosscheck", "gaussian", str(bad))
+    assert out.returncode == 2 and "epsilon" in out.stderr

@@ -156,3 +156,48 @@ def audit_classic_gaussian(epsilon, delta, sensitivity, find_threshold, as_json,
         raise click.UsageError("Missing option '--epsilon' (or pass --find-threshold).")
     cert = audit_claim("classic-gaussian", epsilon=epsilon, delta=delta, sensitivity=sensitivity)
     sys.exit(emit_certificate(cert, as_json, output, show_json=False))
+
+
+# ---------------------------------------------------------------- crosscheck
+@click.command("crosscheck")
+@click.argument("mechanism")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--no-minimum", is_flag=True, help="Only audit; skip certifying the minimal parameter per row.")
+@json_option
+def crosscheck_command(mechanism, file, no_minimum, as_json):
+    """Audit a float implementation's grid: CSV with columns epsilon, delta, <parameter>[, sensitivity...]."""
+    from rich.progress import Progress
+
+    from fractions import Fraction
+
+    from certdp.mechanisms import get_mechanism
+    from certdp.numbers import exact_str, round_decimal
+    from certdp.workflows.crosscheck import crosscheck_rows, read_grid_csv
+
+    cls = get_mechanism(mechanism)
+    rows = read_grid_csv(file, cls.parameter)
+    with Progress(transient=True, disable=as_json or len(rows) < 20) as bar:
+        task = bar.add_task(f"certifying {len(rows)} rows", total=len(rows))
+        results = crosscheck_rows(mechanism, rows, with_minimum=not no_minimum,
+                                  progress=lambda: bar.advance(task))
+    violated = sum(r.verdict == "VIOLATED" for r in results)
+    undecided = sum(r.verdict == "UNDECIDED" for r in results)
+    if as_json:
+        print_json({"mechanism": cls.name, "rows": [r.to_dict() for r in results],
+                    "violated": violated, "undecided": undecided})
+    else:
+        from rich.table import Table
+
+        table = Table(title=f"crosscheck of {len(results)} {cls.name} calibrations")
+        for column in ("epsilon", "delta", cls.parameter, "verdict", "true delta (upper)", "certified minimum",
+                       "excess"):
+            table.add_column(column)
+        for r in results:
+            style = {"VALID": "green", "VIOLATED": "red"}.get(r.verdict, "yellow")
+            upper = exact_str(Fraction(round_decimal(Fraction(r.delta_enclosure[1]), 6, "up")))
+            table.add_row(r.epsilon, r.delta, r.value, f"[{style}]{r.verdict}[/{style}]", upper,
+                          r.certified_minimum or "-",
+                          "-" if r.relative_excess is None else f"{100 * r.relative_excess:+.4f}%")
+        console.print(table)
+        console.print(f"{violated} VIOLATED, {undecided} UNDECIDED, {len(results) - violated - undecided} VALID")
+    sys.exit(1 if violated else (3 if undecided else 0))

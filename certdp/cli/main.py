@@ -16,6 +16,8 @@ from certdp.numbers import InputError, UndecidedError
 # Command modules: importing one attaches its commands to the groups (one line per module).
 import certdp.cli.basic  # noqa: E402,F401
 
+cli.add_command(certdp.cli.basic.crosscheck_command)
+
 
 @cli.command("verify")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
