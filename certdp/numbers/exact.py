@@ -12,6 +12,7 @@ offending parameter, so that the command line can print one clear line.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 import re
 from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
@@ -129,12 +130,15 @@ def exact_str(q: Fraction | int) -> str:
 
     ``parse_exact(exact_str(q)) == q`` always holds.
     """
-    q = Fraction(q)
+    return _exact_str(Fraction(q))
+
+
+@lru_cache(maxsize=8192)
+def _exact_str(q: Fraction) -> str:
     den = q.denominator
-    twos = fives = 0
-    while den % 2 == 0:
-        den //= 2
-        twos += 1
+    twos = (den & -den).bit_length() - 1
+    den >>= twos
+    fives = 0
     while den % 5 == 0:
         den //= 5
         fives += 1
