@@ -199,6 +199,7 @@ class CertdpPoint:
     value_text: str
     evaluations: int
     precision_bits: int
+    first: float = 0.0       # wall time of the warm-up (first) call at this point: no per-input cache can help it
 
 
 @dataclass
@@ -230,7 +231,7 @@ def _timed(fn: Callable[[], object]) -> tuple[object, float, float]:
 def run_certdp(grid: list[tuple[float, float]], reps: int) -> dict[tuple[float, float], CertdpPoint]:
     out = {}
     for e, d in grid:
-        cert = certdp.calibrate("gaussian", epsilon=e, delta=d, sensitivity=1)  # warm-up
+        cert, first, _ = _timed(lambda: certdp.calibrate("gaussian", epsilon=e, delta=d, sensitivity=1))  # warm-up
         times, cpu = [], []
         for _ in range(reps):
             cert, wall, proc = _timed(lambda: certdp.calibrate("gaussian", epsilon=e, delta=d, sensitivity=1))
@@ -238,7 +239,7 @@ def run_certdp(grid: list[tuple[float, float]], reps: int) -> dict[tuple[float, 
             cpu.append(proc)
         out[(e, d)] = CertdpPoint(
             e, d, times, cpu, Fraction(cert.value), Fraction(cert.interval[0]), str(cert.value),
-            int(cert.extra.get("evaluations", -1)), int(cert.precision_bits or 0),
+            int(cert.extra.get("evaluations", -1)), int(cert.precision_bits or 0), first,
         )
     return out
 
@@ -398,6 +399,9 @@ def summarize(report: Report, grid, eps_list, delta_list, ref, results, peers, r
                 f"{statistics.median(evals):g}, max {max(evals)}; max precision used: {max(bits)} bits "
                 f"(points needing > 64 bits: {sum(b > 64 for b in bits)}); max relative width "
                 f"{max(widths):.2e}")
+    firsts = [p.first for p in ref.values()]
+    report.line(f"certdp first (warm-up) call per point, i.e. without any per-input cache: median {ms(statistics.median(firsts))} "
+                f"ms, max {ms(max(firsts))} ms (the first point also pays one-time imports/initialisation)")
 
     certdp_median = _median_of_medians([p.times for p in ref.values()])
     certdp_cpu = _median_of_medians([p.cpu for p in ref.values()])
