@@ -81,35 +81,42 @@ def log_normal_cdf(x: arb) -> arb:
     return normal_cdf(x).log()
 
 
-def _floor_log10(q: Fraction) -> int:
-    """floor(log10 q) for q > 0, exactly."""
-    e = int((q.numerator.bit_length() - q.denominator.bit_length()) * 0.30102999566398120)
-    while Fraction(10) ** e > q:
-        e -= 1
-    while Fraction(10) ** (e + 1) <= q:
-        e += 1
-    return e
+def _at_least_power_of_ten(a: int, den: int, e: int) -> bool:
+    """a/den >= 10^e for positive integers a, den."""
+    return a * 10 ** (-e) >= den if e < 0 else a >= den * 10**e
 
 
 def round_decimal(q: Fraction, digits: int, direction: str) -> Decimal:
     """Round ``q`` to ``digits`` significant decimal digits, towards +inf (``"up"``) or -inf (``"down"``).
 
-    Guarantee: ``round_decimal(q, n, "down") <= q <= round_decimal(q, n, "up")``, exactly.
+    Guarantee: ``round_decimal(q, n, "down") <= q <= round_decimal(q, n, "up")``, exactly
+    (integer arithmetic only).
     """
     if direction not in ("up", "down"):
         raise ValueError("direction must be 'up' or 'down'")
     q = Fraction(q)
-    if q == 0:
+    num, den = q.numerator, q.denominator
+    if num == 0:
         return Decimal(0)
-    shift = digits - 1 - _floor_log10(abs(q))
-    scaled = q * Fraction(10) ** shift
-    n = scaled.numerator // scaled.denominator  # floor
-    if direction == "up" and n != scaled:
+    negative = num < 0
+    a = -num if negative else num
+    e = int((a.bit_length() - den.bit_length()) * 0.30102999566398120)
+    while not _at_least_power_of_ten(a, den, e):
+        e -= 1
+    while _at_least_power_of_ten(a, den, e + 1):
+        e += 1
+    shift = digits - 1 - e
+    if shift >= 0:
+        n, remainder = divmod(a * 10**shift, den)
+    else:
+        n, remainder = divmod(a, den * 10 ** (-shift))
+    away_from_zero = (direction == "up") != negative
+    if away_from_zero and remainder:
         n += 1
-    if abs(n) == 10**digits:  # 9.99.. rounded up to 10.0..: keep `digits` significant digits
+    if n == 10**digits:  # 9.99.. rounded up to 10.0..: keep `digits` significant digits
         n //= 10
         shift -= 1
-    return Decimal(n).scaleb(-shift)
+    return Decimal((1 if negative else 0, tuple(int(c) for c in str(n)), -shift))
 
 
 def decimal_bounds(x: arb, digits: int = 20) -> tuple[str, str]:
