@@ -56,13 +56,23 @@ def _Phi(v):
 
 
 def _GammaQ(a, z):
-    # regularized upper incomplete gamma Q(a, z)
-    return _A(z).gamma_upper(_A(a), regularized=1)
+    # regularized upper incomplete gamma Q(a, z), z >= 0.  A ball z touching 0 is
+    # handled by monotonicity (Q decreasing in z, Q(a, 0) = 1): [Q(a, hi), 1].
+    z = _A(z)
+    if z > 0:
+        return z.gamma_upper(_A(a), regularized=1)
+    hi = z.nonnegative_part().upper()
+    return arb(1) if hi == 0 else arb(1).union(hi.gamma_upper(_A(a), regularized=1))
 
 
 def _GammaP(a, z):
-    # regularized lower incomplete gamma P(a, z)
-    return _A(z).gamma_lower(_A(a), regularized=1)
+    # regularized lower incomplete gamma P(a, z) = 1 - Q(a, z), z >= 0 (same monotone
+    # treatment of a ball touching 0: [0, P(a, hi)]).
+    z = _A(z)
+    if z > 0:
+        return z.gamma_lower(_A(a), regularized=1)
+    hi = z.nonnegative_part().upper()
+    return arb(0) if hi == 0 else arb(0).union(hi.gamma_lower(_A(a), regularized=1))
 
 
 def _BetaI(a, b, z):
