@@ -4,13 +4,19 @@ Each function returns a ball containing delta(epsilon) for *every* point of
 its input balls, at the current working precision. Both shift directions
 are covered: the three noise densities are symmetric, so the profile of the
 shift +Delta equals that of -Delta.
+
+The formulas are derived in :mod:`certdp.symbolic` and checked in
+``proofs/``; the Gaussian and uniform profiles are the generated evaluators
+themselves. The Laplace profile is written here as ``-expm1(x)`` instead of
+the generated ``1 - exp(x)``: same formula, no cancellation when delta is tiny
+(``tests/test_symbolic_wiring.py`` checks that the two agree).
 """
 
 from __future__ import annotations
 
 from flint import arb
 
-from certdp.numbers.balls import normal_cdf
+from certdp.generated import arb_gaussian, arb_uniform
 
 __all__ = ["gaussian_profile", "laplace_profile", "uniform_profile"]
 
@@ -26,9 +32,7 @@ def gaussian_profile(sigma: arb, epsilon: arb, sensitivity: arb) -> arb:
     through erfc, so tiny deltas (1e-5000) keep their relative accuracy; the
     difference may cancel, which the caller's precision ladder absorbs.
     """
-    a = sensitivity / (2 * sigma)
-    b = epsilon * sigma / sensitivity
-    return normal_cdf(a - b) - epsilon.exp() * normal_cdf(-a - b)
+    return arb_gaussian.privacy_profile(epsilon, sigma, sensitivity)
 
 
 def laplace_profile(scale: arb, epsilon: arb, sensitivity: arb) -> arb:
@@ -46,5 +50,4 @@ def uniform_profile(scale: arb, epsilon: arb, sensitivity: arb) -> arb:
     The privacy loss only takes the values 0 and +-infinity, so delta is the
     total-variation distance of the two shifted boxes (seed 004, p = infinity).
     """
-    tv = sensitivity / (2 * scale)
-    return tv.min(arb(1))
+    return arb_uniform.privacy_profile(epsilon, sensitivity, scale)

@@ -16,6 +16,7 @@ import numpy as np
 from flint import arb
 
 from certdp.engines.closed_form import gaussian_profile
+from certdp.generated import arb_gaussian, arb_sgg
 from certdp.mechanisms.base import Mechanism, register
 from certdp.numbers import arb_of, parse_positive, parse_positive_int
 
@@ -112,13 +113,16 @@ class Gaussian(Mechanism):
         return self.sigma if isinstance(self.sigma, arb) else arb_of(self.sigma)
 
     def mean_abs(self) -> arb:
-        """E|X| = sigma sqrt(2/pi) in 1-D; E||X|| = sigma sqrt(2) Gamma((T+1)/2)/Gamma(T/2) in T dimensions."""
-        t = self.dimension
-        return self._sigma_ball() * arb(2).sqrt() * (arb(t + 1) / 2).gamma() / (arb(t) / 2).gamma()
+        """E|X| = sigma sqrt(2/pi) in 1-D; in T dimensions E||X|| = E R of the generalized-gamma
+        radius with alpha = T - 1, p = 2, beta = 1/(2 sigma^2), i.e. sigma sqrt 2 Gamma((T+1)/2)/Gamma(T/2)."""
+        sigma = self._sigma_ball()
+        if self.dimension == 1:
+            return arb_gaussian.mean_abs(sigma)
+        return arb_sgg.radius_moment(1, self.dimension - 1, 1 / (2 * sigma**2), 2)
 
     def mean_square(self) -> arb:
         """E||X||^2 = T sigma^2."""
-        return self.dimension * self._sigma_ball() ** 2
+        return self.dimension * arb_gaussian.mean_square(self._sigma_ball())
 
     def sample(self, size: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         shape = (size,) if isinstance(size, int) else tuple(size)

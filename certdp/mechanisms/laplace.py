@@ -14,6 +14,7 @@ import numpy as np
 from flint import arb
 
 from certdp.engines.closed_form import laplace_profile
+from certdp.generated import arb_laplace
 from certdp.mechanisms.base import Mechanism, register
 from certdp.numbers import arb_of, parse_positive
 
@@ -68,11 +69,11 @@ class Laplace(Mechanism):
 
     def mean_abs(self) -> arb:
         """E|X| = b."""
-        return self._scale_ball()
+        return arb_laplace.mean_abs(self._scale_ball())
 
     def mean_square(self) -> arb:
         """E X^2 = 2 b^2."""
-        return 2 * self._scale_ball() ** 2
+        return arb_laplace.mean_square(self._scale_ball())
 
     def sample(self, size: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         return rng.laplace(0.0, float(self._scale_ball().mid()), size=size)

@@ -13,6 +13,7 @@ import numpy as np
 from flint import arb
 
 from certdp.engines.closed_form import uniform_profile
+from certdp.generated import arb_uniform
 from certdp.mechanisms.base import Mechanism, register
 from certdp.numbers import arb_of, parse_positive
 
@@ -58,11 +59,11 @@ class Uniform(Mechanism):
 
     def mean_abs(self) -> arb:
         """E|X| = b/2."""
-        return self._scale_ball() / 2
+        return arb_uniform.mean_abs(self._scale_ball())
 
     def mean_square(self) -> arb:
         """E X^2 = b^2/3."""
-        return self._scale_ball() ** 2 / 3
+        return arb_uniform.mean_square(self._scale_ball())
 
     def sample(self, size: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         b = float(self._scale_ball().mid())
