@@ -110,3 +110,26 @@ def test_moments_and_sampler():
     # E||X|| = sqrt(2) Gamma(2)/Gamma(3/2) = 2 sqrt(2/pi)
     assert float(g3.mean_abs().mid()) == pytest.approx(2 * (2 / np.pi) ** 0.5, rel=1e-14)
     assert g3.sample(5, rng).shape == (5, 3)
+
+
+@pytest.mark.parametrize("sigma, eps", [("3.7306316348169", "1"), ("36664.470095441", "0.001"),
+                                        ("0.197601278988", "200"), ("0.05", "0.01"), ("3.0365554990541", "50")])
+def test_independent_quadrature_path_agrees_with_closed_form_and_mpmath(sigma, eps):
+    from flint import arb
+
+    from certdp.engines.hockey_stick_integral import gaussian_profile_by_integration
+    from certdp.numbers import Enclosure, arb_of, working_precision
+
+    with working_precision(128):
+        integral = gaussian_profile_by_integration(arb_of(sigma), arb_of(eps), arb(1))
+        closed = Gaussian.profile_ball(arb_of(sigma), arb_of(eps))
+        assert integral.overlaps(closed) and integral.rel_accuracy_bits() > 60
+        enc = Enclosure.from_arb(integral)
+    ref = gaussian_delta_closed_form(sigma, eps)
+    assert mpf(enc.lower) <= ref <= mpf(enc.upper)
+
+
+def test_verify_uses_the_independent_path():
+    cert = certdp.calibrate("gaussian", epsilon="2", delta="1e-9")
+    result = certdp.verify(cert.to_json())
+    assert result.status == "VALID" and "independent path" in result.reasons[0]

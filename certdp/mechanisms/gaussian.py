@@ -16,6 +16,7 @@ import numpy as np
 from flint import arb
 
 from certdp.engines.closed_form import gaussian_profile
+from certdp.engines.hockey_stick_integral import gaussian_profile_by_integration
 from certdp.generated import arb_gaussian, arb_sgg
 from certdp.mechanisms.base import Mechanism, register
 from certdp.numbers import arb_of, parse_positive, parse_positive_int
@@ -75,6 +76,12 @@ class Gaussian(Mechanism):
     @classmethod
     def profile_ball(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1), dimension: int = 1) -> arb:
         return gaussian_profile(value, epsilon, arb_of(sensitivity))
+
+    @classmethod
+    def independent_profile_ball(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1),
+                                 dimension: int = 1) -> arb:
+        """Same profile by certified quadrature of the hockey-stick integral (no erfc): used by `verify`."""
+        return gaussian_profile_by_integration(value, epsilon, arb_of(sensitivity))
 
     @classmethod
     def float_candidate(cls, epsilon: float, log_delta: float, sensitivity: Fraction = Fraction(1),

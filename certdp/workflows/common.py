@@ -23,11 +23,19 @@ def resolve_fixed(mechanism: type[Mechanism], fixed: dict[str, Any]) -> dict[str
         raise InputError("parameters", f"{mechanism.name}: {exc}") from None
 
 
-def profile_closure(mechanism: type[Mechanism], epsilon: Fraction, fixed: dict[str, Any]) -> Callable[[arb], arb]:
-    """``t -> enclosure of delta(epsilon)`` at parameter ball ``t`` (current working precision)."""
+def profile_closure(mechanism: type[Mechanism], epsilon: Fraction, fixed: dict[str, Any],
+                    independent: bool = False) -> Callable[[arb], arb]:
+    """``t -> enclosure of delta(epsilon)`` at parameter ball ``t`` (current working precision).
+
+    With ``independent=True`` and a mechanism that offers ``independent_profile_ball``
+    (a second, formula-independent evaluation), that one is used.
+    """
+    evaluate = mechanism.profile_ball
+    if independent and hasattr(mechanism, "independent_profile_ball"):
+        evaluate = mechanism.independent_profile_ball
 
     def profile(t: arb) -> arb:
-        return mechanism.profile_ball(t, arb_of(epsilon), **fixed)
+        return evaluate(t, arb_of(epsilon), **fixed)
 
     return profile
 

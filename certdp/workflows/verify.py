@@ -88,11 +88,15 @@ def _verify_calibration(cert: Certificate, cls: Any, params: dict[str, Any], eps
         return _verify_pure_dp(cert, cls, params, eps, value)
     delta = parse_probability(delta_text, "inputs.delta")
     reasons: list[str] = []
-    profile = profile_closure(cls, eps, params)
+    profile = profile_closure(cls, eps, params, independent=True)
+    if hasattr(cls, "independent_profile_ball"):
+        reasons.append("recomputed by the independent path (certified quadrature of the hockey-stick integral)")
+    else:
+        reasons.append("recomputed by the mechanism's profile at higher precision (no independent path)")
     decision, enclosure = classify_point(profile, value, delta, VERIFY_LADDER)
     recomputed = enclosure.strings() if enclosure else None
     if decision is Decision.NO:
-        return Verification("INVALID", [f"value {cert.value} is NOT private: delta in {enclosure} > {delta_text}"],
+        return Verification("INVALID", [f"value {cert.value} is NOT private: delta in {enclosure} > {delta_text}"] + reasons,
                             recomputed)
     if decision is Decision.UNKNOWN:
         return Verification("UNDECIDED", [f"delta at value {cert.value} is {enclosure}, not separable from "
@@ -111,7 +115,7 @@ def _verify_calibration(cert: Certificate, cls: Any, params: dict[str, Any], eps
         unsafe_decision, unsafe_enc = classify_point(profile, unsafe, delta, VERIFY_LADDER)
         if unsafe_decision is Decision.YES:
             return Verification("INVALID", [f"interval end {exact_str(unsafe)} is private too (delta in {unsafe_enc}): "
-                                            "the bracket is not tight as claimed"], recomputed)
+                                            "the bracket is not tight as claimed"] + reasons, recomputed)
         if unsafe_decision is Decision.UNKNOWN:
             return Verification("UNDECIDED", reasons + [f"could not decide the unsafe end {exact_str(unsafe)}"], recomputed)
         reasons.append(f"interval end {exact_str(unsafe)} is not private: delta in {unsafe_enc} > {delta_text}")
@@ -130,6 +134,7 @@ def _verify_pure_dp(cert: Certificate, cls: Any, params: dict[str, Any], eps: Fr
 
 def _verify_audit(cert: Certificate, cls: Any, params: dict[str, Any], eps: Fraction) -> Verification:
     delta = parse_probability(cert.inputs.get("delta"), "inputs.delta")
+    evaluate = getattr(cls, "independent_profile_ball", cls.profile_ball)
     claim_name = cert.extra.get("claim")
     if claim_name:
         claim = get_claim(claim_name)
@@ -137,13 +142,13 @@ def _verify_audit(cert: Certificate, cls: Any, params: dict[str, Any], eps: Frac
             return Verification("INVALID", [f"claim {claim_name} is not about {cls.name}"])
 
         def profile_at():
-            return cls.profile_ball(claim.parameter_ball(eps, delta, **params), arb_of(eps), **params)
+            return evaluate(claim.parameter_ball(eps, delta, **params), arb_of(eps), **params)
     else:
         exact = cert.extra.get("value_exact", str(cert.value))
         value = parse_positive(exact, "value")
 
         def profile_at():
-            return cls.profile_ball(arb_of(value), arb_of(eps), **params)
+            return evaluate(arb_of(value), arb_of(eps), **params)
 
     verdict, enclosure, _ = decide_profile(profile_at, delta, VERIFY_LADDER)
     recomputed = enclosure.strings() if enclosure else None
