@@ -7,103 +7,10 @@ Arguments are mpf (or anything mpmath.mpf accepts); the result is an mpf at the
 current mp.prec.  Not certified: use for candidates and independent cross-checks.
 Integer arguments (K) are Python ints.
 """
-import mpmath
-from mpmath import mp
-
-
-def _A(v):
-    return v if isinstance(v, mpmath.mpf) else mp.mpf(v)
-
-
-def _q(n, d):
-    return mp.mpf(n) / d
-
-
-def _pi():
-    return +mp.pi
-
-
-def _exp(v):
-    return mp.exp(v)
-
-
-def _log(v):
-    return mp.log(v)
-
-
-def _sqrt(v):
-    return mp.sqrt(v)
-
-
-def _abs(v):
-    return abs(v)
-
-
-def _erf(v):
-    return mp.erf(v)
-
-
-def _erfc(v):
-    return mp.erfc(v)
-
-
-def _gamma(v):
-    return mp.gamma(v)
-
-
-def _Phi(v):
-    # standard normal CDF as erfc(-v/sqrt(2))/2: no cancellation in either tail
-    return mp.erfc(-_A(v) / mp.sqrt(2)) / 2
-
-
-def _GammaQ(a, z):
-    return mp.gammainc(a, z, mp.inf, regularized=True)
-
-
-def _GammaP(a, z):
-    return mp.gammainc(a, 0, z, regularized=True)
-
-
-def _BetaI(a, b, z):
-    return mp.betainc(a, b, 0, z, regularized=True)
-
-
-def _pow(a, e):
-    return _A(a) ** e
-
-
-def _max(a, b):
-    return max(_A(a), _A(b))
-
-
-def _min(a, b):
-    return min(_A(a), _A(b))
-
-
-def _lt(a, b):
-    return _A(a) < _A(b)
-
-
-def _le(a, b):
-    return _A(a) <= _A(b)
-
-
-def _and(*cs):
-    return all(cs)
-
-
-def _piecewise(branches):
-    for cond, thunk in branches:
-        if cond:
-            return _A(thunk())
-    raise ValueError("no Piecewise branch applies")
-
-
-def _sum(term, lo, hi):
-    total = mp.mpf(0)
-    for k in range(lo, hi + 1):
-        total += term(k)
-    return total
+from certdp.generated._mp_runtime import (  # noqa: F401
+    _A, _q, _pi, _exp, _log, _sqrt, _abs, _erf, _erfc, _gamma, _Phi, _GammaQ, _GammaP, _BetaI, _pow,
+    _max, _min, _lt, _le, _and, _piecewise, _sum
+)
 
 
 def normalizer(epsilon, K):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pathlib
+import re
 import textwrap
 
 import sympy as sp
@@ -45,9 +46,30 @@ def _docstring(ev) -> str:
     return text.replace("\\", "\\\\")
 
 
+def _runtime_names(prelude: str) -> list[str]:
+    return re.findall(r"^def (\w+)\(", prelude, flags=re.MULTILINE)
+
+
+def render_runtime(target: str) -> str:
+    """The helpers every ``<target>_<family>.py`` imports (written once, not per family)."""
+    prelude, what, _ = TARGETS[target]
+    names = _runtime_names(prelude)
+    return "\n".join([
+        f'"""{HEADER}\n',
+        f"Runtime helpers shared by the generated evaluators for {what}.",
+        '"""',
+        prelude.rstrip("\n"),
+        "",
+        "",
+        "__all__ = [" + ", ".join(repr(n) for n in names) + "]",
+        "",
+    ])
+
+
 def render(family_module, target: str) -> str:
     prelude, what, argdoc = TARGETS[target]
     fam = family_module.FAMILY
+    imports = textwrap.wrap(", ".join(_runtime_names(prelude)), 96)
     out = [
         f'"""{HEADER}\n',
         f"{family_module.TITLE}: evaluators for {what}.",
@@ -55,7 +77,9 @@ def render(family_module, target: str) -> str:
         f"Derivations: certdp/symbolic/{fam}.py; proofs: proofs/ (see docs/symbolic.md).",
         argdoc,
         '"""',
-        prelude.rstrip("\n"),
+        f"from certdp.generated._{target}_runtime import (  # noqa: F401",
+        *(f"    {line}" for line in imports),
+        ")",
     ]
     names = []
     for ev in family_module.EVALUATORS:
@@ -72,12 +96,12 @@ def render(family_module, target: str) -> str:
 
 
 def render_all() -> dict[str, str]:
-    files = {}
+    files = {f"_{target}_runtime.py": render_runtime(target) for target in TARGETS}
     for name in FAMILY_MODULES:
         mod = importlib.import_module(f"certdp.symbolic.{name}")
         for target in TARGETS:
             files[f"{target}_{mod.FAMILY}.py"] = render(mod, target)
-    mods = sorted(f[:-3] for f in files)
+    mods = sorted(f[:-3] for f in files if not f.startswith("_"))
     files["__init__.py"] = (
         f'"""{HEADER}\n\nPlain-Python evaluators generated from certdp/symbolic (see docs/symbolic.md).\n'
         "Import the modules you need, e.g. ``from certdp.generated import arb_gaussian``.\n"
