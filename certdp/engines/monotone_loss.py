@@ -158,16 +158,9 @@ def _float_phi_root(p: float, log_c: float):
         def f(u):
             return (1.0 + u) ** p - (-u) ** p - c
 
-        lo, hi = -0.5, 0.0
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            if f(mid) < 0:
-                lo = mid
-            else:
-                hi = mid
-            if hi - lo <= 1e-17 * max(1.0, abs(mid)):
-                break
-        return ("u", 0.5 * (lo + hi))
+        from scipy.optimize import brentq
+
+        return ("u", brentq(f, -0.5, 0.0, xtol=1e-300, rtol=1e-15))
 
     def h(w):
         if w < -700.0:
@@ -198,15 +191,11 @@ def _float_phi_root(p: float, log_c: float):
         k += 1
     if not math.isfinite(hi) or h(hi) < 0.0:
         return ("w", math.inf)
-    for _ in range(300):
-        mid = 0.5 * (lo + hi)
-        if h(mid) < 0.0:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-15 * max(1.0, abs(mid)):
-            break
-    return ("w", 0.5 * (lo + hi))
+    from scipy.optimize import brentq
+
+    if h(lo) > 0.0:
+        return ("w", lo)
+    return ("w", brentq(h, lo, hi, xtol=1e-300, rtol=1e-15))
 
 
 def _sign(x: arb) -> int:
@@ -479,39 +468,55 @@ def float_log_delta(p: float, b: float, eps: float, delta_sens: float) -> float:
     return math.log(val) if val > 0 else -math.inf
 
 
-def float_scale(p: float, eps: float, delta: float, delta_sens: float) -> float | None:
-    """float64 candidate for b(p) (smallest scale with delta_p(b) <= delta), or None."""
+def float_scale(p: float, eps: float, delta: float, delta_sens: float,
+                hint: float | None = None) -> float | None:
+    """float64 candidate for b(p) (smallest scale with delta_p(b) <= delta), or None.
+
+    ``hint`` (a nearby scale) speeds up the bracket search.  Never certified.
+    """
+    from scipy.optimize import brentq
+
     if math.isinf(p):
         return delta_sens / (2.0 * delta)
     if p == 1.0:
         return delta_sens / (eps - 2.0 * math.log1p(-delta))
+    if p > 1e4:
+        return None  # scipy's incomplete gamma loses all accuracy at 1/p < 1e-4
     target = math.log(delta)
-    # delta_p(b) is decreasing in b; bracket in log b
-    lo = math.log(delta_sens) - 30.0
-    hi = math.log(delta_sens / (2.0 * delta)) + 5.0  # uniform-like upper start
 
     def f(lb):
-        v = float_log_delta(p, math.exp(lb), eps, delta_sens)
-        return v - target
+        return float_log_delta(p, math.exp(lb), eps, delta_sens) - target
 
     try:
+        start = math.log(hint) if hint else math.log(delta_sens / (eps - 2.0 * math.log1p(-delta)))
+        step = 0.05 if hint else 0.5
+        lo, hi = start - step, start + step
         flo, fhi = f(lo), f(hi)
         k = 0
-        while fhi > 0 and k < 60:
-            hi += 5.0
+        while flo <= 0 and k < 80:
+            hi, fhi = lo, flo
+            lo -= step * 2**k
+            flo = f(lo)
+            k += 1
+        k = 0
+        while fhi > 0 and k < 80:
+            lo, flo = hi, fhi
+            hi += step * 2**k
             fhi = f(hi)
             k += 1
-        if not (flo > 0 and fhi <= 0) and not (flo > 0 and fhi == -math.inf):
+        if not (flo > 0 and fhi <= 0):
             return None
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            fm = f(mid)
-            if fm > 0:
-                lo = mid
-            else:
-                hi = mid
-            if hi - lo < 1e-15:
-                break
-        return math.exp(0.5 * (lo + hi))
+        if fhi == -math.inf:
+            # underflow on the right: bisect until finite values bracket the root
+            for _ in range(60):
+                mid = 0.5 * (lo + hi)
+                fm = f(mid)
+                if fm > 0:
+                    lo, flo = mid, fm
+                else:
+                    hi, fhi = mid, fm
+                if math.isfinite(fhi):
+                    break
+        return math.exp(brentq(f, lo, hi, xtol=1e-15, rtol=1e-15))
     except (ValueError, OverflowError, ZeroDivisionError):
         return None
