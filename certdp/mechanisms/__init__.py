@@ -7,6 +7,7 @@ from certdp.mechanisms.base import REGISTRY, Mechanism, get_mechanism, mechanism
 from certdp.mechanisms.gaussian import Gaussian
 from certdp.mechanisms.laplace import Laplace
 from certdp.mechanisms.uniform import Uniform
+from certdp.mechanisms.generalized_gaussian import GeneralizedGaussian
 
 __all__ = ["REGISTRY", "Mechanism", "get_mechanism", "mechanism_names", "register",
-           "Gaussian", "Laplace", "Uniform"]
+           "Gaussian", "Laplace", "Uniform", "GeneralizedGaussian"]
