@@ -148,6 +148,27 @@ def _log_phi_minus_log_c(point, p: arb, log_c: arb) -> arb:
     return (1 + u) ** p - (-u) ** p - log_c.exp()
 
 
+def _safeguarded_newton(fd, lo: float, hi: float, x0: float, tol: float) -> float:
+    """Root of an increasing function on [lo, hi] (fd returns (f, f')): Newton, bisection fallback."""
+    x = min(max(x0, lo), hi)
+    for _ in range(100):
+        fx, dfx = fd(x)
+        if fx == 0.0:
+            return x
+        if fx < 0.0:
+            lo = x
+        else:
+            hi = x
+        step = fx / dfx if dfx > 0 and math.isfinite(dfx) else math.nan
+        nx = x - step
+        if not (lo < nx < hi) or not math.isfinite(nx):
+            nx = 0.5 * (lo + hi)
+        if abs(nx - x) <= tol * max(1.0, abs(nx)) or hi - lo <= tol * max(1.0, abs(lo), abs(hi)):
+            return nx
+        x = nx
+    return x
+
+
 def _float_phi_root(p: float, log_c: float):
     """Float64 candidate for the root, as an endpoint-like (kind, float)."""
     if not (p > 1.0):
@@ -155,47 +176,63 @@ def _float_phi_root(p: float, log_c: float):
     if log_c < 0.0:
         c = math.exp(log_c)
 
-        def f(u):
-            return (1.0 + u) ** p - (-u) ** p - c
+        def fu(u):
+            a, b = 1.0 + u, -u
+            return a**p - b**p - c, p * (a ** (p - 1.0) + b ** (p - 1.0))
 
-        from scipy.optimize import brentq
+        return ("u", _safeguarded_newton(fu, -0.5, 0.0, -0.5 + 0.5 * c, 1e-16))
 
-        return ("u", brentq(f, -0.5, 0.0, xtol=1e-300, rtol=1e-15))
-
-    def h(w):
+    def hd(w):
+        """(h(w), h'(w)) with h(w) = log phi(e^w) - log c, cancellation-free."""
         if w < -700.0:
-            return -log_c
+            return -log_c, 0.0
         if w < 0.0:
-            l1 = math.log1p(math.exp(w))
+            u = math.exp(w)
+            l1 = math.log1p(u)
             r = math.exp(p * (w - l1))  # (u / (1 + u))^p < 1
-            return p * l1 + math.log1p(-r) - log_c if r < 1.0 else -math.inf
+            if not r < 1.0:
+                return -math.inf, math.inf
+            val = p * l1 + math.log1p(-r) - log_c
+            # d/dw: u (p (1+u)^(p-1) - p u^(p-1)) / ((1+u)^p - u^p)
+            der = p * u / (1.0 + u) * (1.0 - r / u * (1.0 + u) * u / (1.0 + u)) / (1.0 - r)
+            der = p * (u / (1.0 + u) - r) / (1.0 - r)
+            return val, der
         if w < 690.0:
-            y = p * math.log1p(math.exp(-w))
+            e = math.exp(-w)
+            y = p * math.log1p(e)
             if y > 30.0:
-                return p * w + y + math.log1p(-math.exp(-y)) - log_c
-            val = math.expm1(y)
-            if val <= 0.0:
-                return -math.inf
-            return p * w + math.log(val) - log_c
+                lv = y + math.log1p(-math.exp(-y))
+                ratio = 1.0
+            else:
+                em = math.expm1(y)
+                if em <= 0.0:
+                    return -math.inf, math.inf
+                lv = math.log(em)
+                ratio = (em + 1.0) / em
+            val = p * w + lv - log_c
+            der = p - p * e / (1.0 + e) * ratio
+            return val, der
         # expm1(p log1p(e^-w)) = p e^-w (1 + (p-1) e^-w / 2 + ...)
-        return (p - 1.0) * w + math.log(p) - log_c
+        return (p - 1.0) * w + math.log(p) - log_c, p - 1.0
 
     lo, hi = -1.0, 1.0
     k = 0
-    while h(lo) > 0.0 and k < 9:
+    while hd(lo)[0] > 0.0 and k < 9:
         lo *= 2.0
         k += 1
+    if hd(lo)[0] > 0.0:
+        return ("w", lo)
     k = 0
-    while h(hi) < 0.0 and k < 2000:
+    while hd(hi)[0] < 0.0 and k < 2000:
         hi *= 2.0
         k += 1
-    if not math.isfinite(hi) or h(hi) < 0.0:
+    if not math.isfinite(hi) or hd(hi)[0] < 0.0:
         return ("w", math.inf)
-    from scipy.optimize import brentq
-
-    if h(lo) > 0.0:
-        return ("w", lo)
-    return ("w", brentq(h, lo, hi, xtol=1e-300, rtol=1e-15))
+    # start: asymptotic root (p-1) w = log c - log p for large w, else the bracket middle
+    x0 = (log_c - math.log(p)) / (p - 1.0)
+    if not (lo < x0 < hi):
+        x0 = 0.5 * (lo + hi)
+    return ("w", _safeguarded_newton(hd, lo, hi, x0, 1e-16))
 
 
 def _sign(x: arb) -> int:
@@ -236,6 +273,15 @@ def loss_root_bracket(p, b, eps, delta_sens, *, max_steps: int = 80):
     # radius in the working coordinate, widened geometrically until both signs are proven
     rad = max(abs(v), 1e-300) * 2.0 ** (-min(ctx_prec(), 200) + 8)
     rad = max(rad, 1e-300)
+    if p.rad() > 0 or log_c.rad() > 2.0 ** (-ctx_prec() + 16) * (1 + abs(float(log_c.mid()))):
+        # parameter balls: start from the spread of the float roots over the corners
+        spread = 0.0
+        for pc in (float(p.lower()), float(p.upper())):
+            for lc in (float(log_c.lower()), float(log_c.upper())):
+                k2, v2 = _float_phi_root(max(pc, 1.0), lc)
+                if k2 == kind and math.isfinite(v2):
+                    spread = max(spread, abs(v2 - v))
+        rad = max(rad, 1.05 * spread)
     lo_pt = hi_pt = None
     for _ in range(max_steps):
         if kind == "u":
@@ -284,7 +330,8 @@ def _refine(lo_pt, hi_pt, below, above):
     if lo_pt[0] != hi_pt[0]:
         return lo_pt, hi_pt
     kind = lo_pt[0]
-    target = Fraction(1, 2 ** max(ctx_prec() - 8, 8))
+    # the second-order (flat) upper bound squares the bracket width, so half the bits suffice
+    target = Fraction(1, 2 ** max(ctx_prec() // 2 - 4, 8))
     for _ in range(2 * ctx_prec()):
         a, c = lo_pt[1], hi_pt[1]
         scale = max(abs(a), abs(c), Fraction(1, 2**40))
@@ -483,6 +530,10 @@ def float_scale(p: float, eps: float, delta: float, delta_sens: float,
     if p > 1e4:
         return None  # scipy's incomplete gamma loses all accuracy at 1/p < 1e-4
     target = math.log(delta)
+    if hint:
+        newton = _float_scale_newton(p, eps, target, delta_sens, hint)
+        if newton is not None:
+            return newton
 
     def f(lb):
         return float_log_delta(p, math.exp(lb), eps, delta_sens) - target
@@ -520,3 +571,50 @@ def float_scale(p: float, eps: float, delta: float, delta_sens: float,
         return math.exp(brentq(f, lo, hi, xtol=1e-15, rtol=1e-15))
     except (ValueError, OverflowError, ZeroDivisionError):
         return None
+
+
+def _float_scale_newton(p: float, eps: float, log_target: float, d: float, b0: float) -> float | None:
+    """Newton on log b for log delta_p(b) = log_target, from a nearby scale ``b0`` (float64).
+
+    d delta / d b = (z* f(z*) - e^eps (z*+Delta) f(z*+Delta)) / b  (envelope theorem: g is
+    maximised at z*, and d/db S_b(t) = t f_b(t) / b).  None if it does not converge fast.
+    """
+    from scipy.special import gammaincc
+
+    s = 1.0 / p
+    lg = math.lgamma(s)
+    lb = math.log(b0)
+    e_eps = math.exp(eps)
+    for _ in range(8):
+        b = math.exp(lb)
+        log_c = math.log(eps) + p * (lb - math.log(d))
+        kind, v = _float_phi_root(p, log_c)
+        if kind == "w":
+            if v > 700:
+                return None
+            z = d * math.exp(v)
+        else:
+            z = d * v
+
+        def sf_dens(t):
+            if t == 0.0:
+                return 0.5, 0.0
+            lx = p * (math.log(abs(t)) - lb)
+            x = math.exp(lx) if lx < 700.0 else math.inf
+            q = gammaincc(s, x) / 2.0
+            dens = math.exp(math.log(p) - math.log(2.0) - lb - lg - x) if x < 1e300 else 0.0
+            return (q if t > 0 else 1.0 - q), dens
+
+        s0, f0 = sf_dens(z)
+        s1, f1 = sf_dens(z + d)
+        g = s0 - e_eps * s1
+        if not g > 0:
+            return None
+        slope = (z * f0 - e_eps * (z + d) * f1) / g  # d log delta / d log b  (< 0)
+        if not slope < 0:
+            return None
+        step = (math.log(g) - log_target) / slope
+        lb -= step
+        if abs(step) < 1e-14:
+            return math.exp(lb)
+    return None

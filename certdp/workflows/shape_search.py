@@ -319,6 +319,9 @@ def certified_shape_search(epsilon: object, delta: object, sensitivity: object =
         mid = _dyadic((a + c) / 2, 64) if pmax.denominator == 1 else (a + c) / 2
         if not (a < mid < c):
             mid = (a + c) / 2
+        ba, bc = prob.float_cache.get(a), prob.float_cache.get(c)
+        if ba is not None and bc is not None:
+            prob.b_float(mid, hint=0.5 * (ba + bc))  # Newton from the neighbours (float proposal)
         consider_point(mid)
         push(a, mid)
         push(mid, c)
