@@ -180,7 +180,7 @@ def _float_phi_root(p: float, log_c: float):
             a, b = 1.0 + u, -u
             return a**p - b**p - c, p * (a ** (p - 1.0) + b ** (p - 1.0))
 
-        return ("u", _safeguarded_newton(fu, -0.5, 0.0, -0.5 + 0.5 * c, 1e-16))
+        return ("u", _safeguarded_newton(fu, -0.5, 0.0, -0.5 + 0.5 * c, 1e-15))
 
     def hd(w):
         """(h(w), h'(w)) with h(w) = log phi(e^w) - log c, cancellation-free."""
@@ -232,7 +232,7 @@ def _float_phi_root(p: float, log_c: float):
     x0 = (log_c - math.log(p)) / (p - 1.0)
     if not (lo < x0 < hi):
         x0 = 0.5 * (lo + hi)
-    return ("w", _safeguarded_newton(hd, lo, hi, x0, 1e-16))
+    return ("w", _safeguarded_newton(hd, lo, hi, x0, 1e-15))
 
 
 def _sign(x: arb) -> int:
