@@ -94,7 +94,8 @@ def _survival_from_log(sign: int, log_abs_t: arb | None, p: arb, log_b: arb) -> 
         return arb(1) / 2
     x = (p * (log_abs_t - log_b)).exp()
     s = 1 / p
-    if s.rad() == 0 and x.rad() == 0:
+    if s.rad() < 2.0**-40 * s.mid() and x.rad() < 2.0**-40 * x.mid():
+        # (near-)point parameters: Arb's own ball propagation is accurate here
         q = x.gamma_upper(s, regularized=1)
     else:
         # Arb's incomplete gamma propagates wide parameter balls poorly.  Q(s, x) is

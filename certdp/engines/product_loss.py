@@ -1,0 +1,354 @@
+"""Product-distribution engine: GGM with a sensitivity vector (seed 004 Sec. 3.3-3.6).
+
+Structure.  For X = (X_1..X_d) i.i.d. GGD(0, b, p) and the worst shift Delta
+(Lemma 3.5), the privacy loss is a sum of independent 1-D losses
+
+    L = sum_i l_i(X_i),   l_i(x) = (|x + Delta_i|^p - |x|^p) / b^p   (non-decreasing in x, p >= 1),
+
+and delta_{p,b}(eps; Delta) = E[h(L)] with h(t) = (1 - e^(eps - t))_+ (App. A.2),
+h non-decreasing.
+
+Deterministic certified enclosure (our construction; the paper only has Monte Carlo).
+Cut the real line of coordinate i at exact points x_0 < ... < x_K.  On the bin
+(x_{k-1}, x_k] the loss lies in [l_i(x_{k-1}), l_i(x_k)] (monotone), so
+
+* UPPER: move each bin's mass to the grid point ceil(l_i(x_k)^+ / dt) dt (loss
+  rounded up), the right tail (x_K, inf) to +inf when p > 1 (h = 1) or to
+  Delta_i/b when p = 1; each coordinate's rounded loss dominates the true one
+  pointwise, h is non-decreasing, so E[h(sum of rounded-up)] >= delta.
+* LOWER: move mass to floor(l_i(x_{k-1})^- / dt) dt, the left tail to -inf
+  (contributes 0), giving E[h(sum of rounded-down)] <= delta.
+
+Bin masses S(x_{k-1}) - S(x_k) and loss values are Arb balls (regularized
+incomplete gamma); the upper computation uses their upper ends rounded up to
+float64, the lower computation their lower ends rounded down.  The d discrete
+laws are convolved in float64 with numpy's direct convolution and summed
+against h.  All terms are non-negative, so every float result satisfies
+|fl(s) - s| <= gamma_n s with gamma_n = n u / (1 - n u), u = 2^-53, n the number
+of terms plus one (any summation order, Higham, Accuracy and Stability,
+Sec. 3.1); we divide/multiply by these factors and add n * 2^-1074 for
+underflow, so the final floats bracket the exact discrete expectations.
+h(t) = 1 - e^(eps - t) on the grid is enclosed with Arb.
+
+The result is a rigorous enclosure [lower, upper] of delta whose width shrinks
+like d * dt (grid resolution), not a Monte-Carlo estimate.  It rests on: the
+float64 model of IEEE-754 round-to-nearest arithmetic for products and sums
+(numpy on x86-64), and Arb.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from flint import arb, ctx
+
+from certdp.engines.monotone_loss import _arb_exact, _survival_from_log
+
+__all__ = ["product_delta_enclosure", "product_delta_bounds", "float_product_delta", "float_product_scale",
+           "mc_empirical_bernstein", "DEFAULT_GRID_STEP"]
+
+U = 2.0**-53
+TINY = 2.0**-1074
+DEFAULT_GRID_STEP = 2.0**-11
+
+
+def _loss_float(x: np.ndarray, p: float, b: float, d: float) -> np.ndarray:
+    return (np.abs(x + d) ** p - np.abs(x) ** p) / b**p
+
+
+def _cut_points(p: float, b: float, d: float, dt: float, tail: float) -> np.ndarray:
+    """Exact float cut points x_k so that consecutive losses differ by about dt.
+
+    Any cut points give a valid enclosure; these just make it tight.  The range
+    covers all but ~``tail`` of the mass of each side.
+    """
+    from scipy.special import gammainccinv
+
+    s = 1.0 / p
+    if p == 1.0:
+        lo_x, hi_x = -d, 0.0  # loss is constant outside [-Delta, 0]
+    else:
+        r = b * float(gammainccinv(s, 2.0 * tail)) ** s  # P(|X| > r) = tail/... per side
+        lo_x, hi_x = -r - d, r
+    t_lo = _loss_float(np.array([lo_x]), p, b, d)[0]
+    t_hi = _loss_float(np.array([hi_x]), p, b, d)[0]
+    n = int(math.ceil((t_hi - t_lo) / dt)) + 1
+    n = max(min(n, 400_000), 2)
+    targets = np.linspace(t_lo, t_hi, n)
+    # vectorised bisection for x with loss(x) = target (loss non-decreasing)
+    a = np.full(n, lo_x)
+    c = np.full(n, hi_x)
+    for _ in range(60):
+        m = 0.5 * (a + c)
+        below = _loss_float(m, p, b, d) < targets
+        a = np.where(below, m, a)
+        c = np.where(below, c, m)
+    x = np.unique(np.concatenate(([lo_x], 0.5 * (a + c), [hi_x])))
+    return _thin(x, p, b, d, dt)
+
+
+def _thin(x: np.ndarray, p: float, b: float, d: float, dt: float) -> np.ndarray:
+    """Drop cut points where little mass sits (float heuristic; any subset stays rigorous).
+
+    A bin of mass m and loss span w costs about m * w in enclosure width; keep
+    m * w <= dt^2 * rho_max (rho_max: largest loss density), so the central bins
+    stay one grid step wide while the tails merge into few wide bins.
+    """
+    from scipy.special import gammaincc
+
+    if len(x) < 8:
+        return x
+    s = 1.0 / p
+    q = gammaincc(s, (np.abs(x) / b) ** p) / 2
+    sf = np.where(x > 0, q, 1 - q)
+    m = np.abs(np.diff(sf))
+    loss = _loss_float(x, p, b, d)
+    w = np.diff(loss)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho_max = float(np.nanmax(np.where(w > 0, m / np.maximum(w, 1e-300), 0.0)))
+    tau = dt * dt * max(rho_max, 1e-300)
+    keep = [0]
+    acc_m = 0.0
+    start_loss = loss[0]
+    for k in range(1, len(x)):
+        acc_m += m[k - 1]
+        if acc_m * (loss[k] - start_loss) > tau:
+            if keep[-1] != k - 1:
+                keep.append(k - 1)
+                acc_m = m[k - 1]
+                start_loss = loss[k - 1]
+            else:
+                keep.append(k)
+                acc_m = 0.0
+                start_loss = loss[k]
+    if keep[-1] != len(x) - 1:
+        keep.append(len(x) - 1)
+    return x[np.array(keep)]
+
+
+def _round_up(x: arb) -> float:
+    v = float(arb(x.upper()).mid())
+    return math.nextafter(v, math.inf)
+
+
+def _round_down(x: arb) -> float:
+    v = float(arb(x.lower()).mid())
+    return max(math.nextafter(v, -math.inf), 0.0)
+
+
+def _coordinate_laws(p: Fraction, b: arb, d: Fraction, dt: float, tail: float):
+    """Discrete dominating / dominated laws of l_i(X_i) on the grid dt Z.
+
+    Returns (up_offset, up_masses, up_top, lo_offset, lo_masses): masses as float
+    arrays (already rounded outward), up_top = mass sent to +inf.
+    """
+    pf, bf, df = float(p), float(b.mid()), float(d)
+    xs = _cut_points(pf, bf, df, dt, tail)
+    p_a = _arb_exact(p)
+    d_a = _arb_exact(d)
+    log_b = b.log()
+    b_p = b**p_a
+    inv_dt = arb(1) / arb(dt)  # dt is a power of two: exact
+    surv = []
+    loss = []
+    for x in xs:
+        xa = arb(float(x))
+        if x == 0.0:
+            surv.append(arb(1) / 2)
+        else:
+            sign = 1 if x > 0 else -1
+            surv.append(_survival_from_log(sign, abs(xa).log(), p_a, log_b))
+        loss.append((abs(xa + d_a) ** p_a - abs(xa) ** p_a) / b_p)
+    k_count = len(xs)
+    # masses: bin 0 = (-inf, x_0], bins 1..K-1 = (x_{k-1}, x_k], bin K = (x_{K-1}, inf)
+    masses = [1 - surv[0]] + [surv[k - 1] - surv[k] for k in range(1, k_count)] + [surv[-1]]
+    up_idx = []
+    lo_idx = []
+    for k in range(k_count):
+        up_idx.append(math.ceil(Fraction(_round_up(loss[k] * inv_dt))))
+        lo_idx.append(math.floor(Fraction(-_round_up(-loss[k] * inv_dt))))
+    # UPPER law: bin k (k = 0..K-1) -> up_idx[k]; last bin -> +inf (p > 1) or Delta/b (p = 1)
+    up_pairs = [(up_idx[k], _round_up(masses[k])) for k in range(k_count)]
+    up_top = 0.0
+    if p == 1:
+        last = math.ceil(Fraction(_round_up(d_a / b * inv_dt)))
+        up_pairs.append((last, _round_up(masses[-1])))
+    else:
+        up_top = _round_up(masses[-1])
+    # LOWER law: bin k (k = 1..K) -> lo_idx[k-1]; first bin -> -inf (p > 1, dropped) or -Delta/b (p = 1)
+    lo_pairs = [(lo_idx[k - 1], _round_down(masses[k])) for k in range(1, k_count + 1)]
+    if p == 1:
+        first = math.floor(Fraction(-_round_up(d_a / b * inv_dt)))
+        lo_pairs.append((first, _round_down(masses[0])))
+
+    def to_array(pairs):
+        lo = min(i for i, _ in pairs)
+        hi = max(i for i, _ in pairs)
+        arr = np.zeros(hi - lo + 1)
+        for i, m in pairs:
+            arr[i - lo] += m  # float sums of non-negative numbers: error bound applied below
+        return lo, arr, max(np.bincount(np.array([i - lo for i, _ in pairs])).max(), 1)
+
+    up_off, up_arr, up_mult = to_array(up_pairs)
+    lo_off, lo_arr, lo_mult = to_array(lo_pairs)
+    return up_off, up_arr, up_mult, up_top, lo_off, lo_arr, lo_mult
+
+
+def _last_coordinate_sum(c: np.ndarray, c_off: int, m: np.ndarray, m_off: int, eps: arb, dt: float) -> float:
+    """float64 value of sum_j c_j sum_k m_k h((c_off + j + m_off + k) dt) via suffix sums.
+
+    h(t) = (1 - e^(eps - t))_+; for fixed j the inner sum is SA[k0] - e^(eps - t_j) SB[k0]
+    with SA, SB suffix sums of m_k and m_k e^(-s_k), k0 the first k with s_k > eps - t_j.
+    Error analysis in :func:`product_delta_bounds`.
+    """
+    n_m = len(m)
+    r = float(arb(-dt).exp().mid())
+    e_s = float((-arb(m_off) * arb(dt)).exp().mid()) * np.cumprod(np.concatenate(([1.0], np.full(n_m - 1, r))))
+    sa = np.concatenate((np.cumsum(m[::-1])[::-1], [0.0]))
+    sb = np.concatenate((np.cumsum((m * e_s)[::-1])[::-1], [0.0]))
+    e_over = eps / arb(dt)
+    e_mid = float(e_over.mid())
+    j = np.arange(len(c))
+    # s_k > eps - t_j  <=>  k > e_over - c_off - j - m_off ; decide with the ball (exact integers)
+    thr = e_mid - c_off - j - m_off
+    k0 = np.floor(thr).astype(np.int64) + 1
+    # guard against thr within rounding of an integer: treat h there via both neighbours (h = 0 there)
+    k0 = np.clip(k0, 0, n_m)
+    e_t = float((eps - arb(c_off) * arb(dt)).exp().mid()) * np.cumprod(
+        np.concatenate(([1.0], np.full(len(c) - 1, r))))
+    inner = sa[k0] - e_t * sb[k0]
+    inner = np.maximum(inner, 0.0)
+    return float(np.dot(c, inner))
+
+
+def product_delta_bounds(p: Fraction, b: arb, eps: arb, sensitivities, *, dt: float = DEFAULT_GRID_STEP,
+                         tail: float = 1e-13) -> tuple[float, float]:
+    """Certified (lower, upper) float bounds on delta_{p,b}(eps; Delta), p >= 1 finite, b > 0 a ball.
+
+    Coordinates 1..d-1: discrete laws convolved (numpy direct convolution, all
+    terms >= 0: relative error <= gamma_n).  Last coordinate: exact suffix sums
+    against h (cancellation-free in absolute terms: every inner sum is <= its
+    total mass <= 1 + tiny, so the float error is at most a few gamma_N in
+    ABSOLUTE terms, N the total number of operations in a chain; we add
+    8 gamma_N * (total mass) to the upper bound and subtract it from the lower).
+    The grid index of e.g. eps/dt is decided in float; a misplaced threshold
+    can only move a term whose h-value lies within one rounding of 0, which the
+    absolute error term covers (h is continuous and vanishes there).
+    """
+    ups, los = [], []
+    top_total = 0.0
+    mult = 1
+    for d in sensitivities:
+        up_off, up_arr, mu, up_top, lo_off, lo_arr, ml = _coordinate_laws(Fraction(p), b, Fraction(d), dt, tail)
+        ups.append((up_off, up_arr))
+        los.append((lo_off, lo_arr))
+        top_total += up_top
+        mult = max(mult, mu, ml)
+
+    def convolve_all(parts):
+        off, arr = parts[0]
+        n_ops = mult
+        for o, a in parts[1:]:
+            n_ops += min(len(arr), len(a)) + 1
+            arr = np.convolve(arr, a)
+            off += o
+        return off, arr, n_ops
+
+    if len(ups) == 1:
+        ups = [(0, np.array([1.0]))] + ups
+        los = [(0, np.array([1.0]))] + los
+    up_off, up_c, n_up = convolve_all(ups[:-1])
+    lo_off, lo_c, n_lo = convolve_all(los[:-1])
+    s_up = _last_coordinate_sum(up_c, up_off, ups[-1][1], ups[-1][0], eps, dt)
+    s_lo = _last_coordinate_sum(lo_c, lo_off, los[-1][1], los[-1][0], eps, dt)
+    n_chain = max(n_up, n_lo) + len(up_c) + len(lo_c) + len(ups[-1][1]) + len(los[-1][1]) + 64
+    gamma = n_chain * U / (1 - n_chain * U)
+    mass_up = float(np.sum(up_c)) * (1 + gamma) * float(np.sum(ups[-1][1])) * (1 + gamma)
+    err = 8 * gamma * max(mass_up, 1.0) + n_chain * 64 * TINY
+    upper = math.nextafter(s_up + err + top_total * (1 + 4 * U), math.inf)
+    lower = max(s_lo - err, 0.0)
+    return lower, min(upper, 1.0)
+
+
+def product_delta_enclosure(p: Fraction, b: arb, eps: arb, sensitivities) -> arb:
+    """Arb ball [lower, upper] for delta (see :func:`product_delta_bounds`).
+
+    The grid step shrinks with the working precision (64 bits -> 2^-9, then /4 per
+    ladder rung, floor 2^-13), so precision escalation also refines the grid.
+    """
+    rung = max(0, int(round(math.log2(max(ctx.prec, 64) / 64))))
+    dt = 2.0 ** -(9 + 2 * min(rung, 2))
+    lo, hi = product_delta_bounds(p, b, eps, sensitivities, dt=dt)
+    return arb(lo).union(arb(hi))
+
+
+# ------------------------------------------------------------------------------------------
+# float64 estimates (candidates only) and the probabilistic MC / empirical-Bernstein method
+# ------------------------------------------------------------------------------------------
+
+def float_product_delta(p: float, b: float, eps: float, sensitivities, dt: float = 2.0**-10) -> float:
+    """float64 estimate of delta (same discretisation, mid-bin losses). Not certified."""
+    from scipy.special import gammaincc
+
+    arr_all = None
+    off_all = 0.0
+    for d in sensitivities:
+        xs = _cut_points(p, b, d, dt, 1e-14)
+        s = 1.0 / p
+        sf = np.where(xs > 0, gammaincc(s, (np.abs(xs) / b) ** p) / 2, 1 - gammaincc(s, (np.abs(xs) / b) ** p) / 2)
+        masses = np.concatenate(([1 - sf[0]], sf[:-1] - sf[1:], [sf[-1]]))
+        loss = _loss_float(xs, p, b, d)
+        mids = np.concatenate(([loss[0]], 0.5 * (loss[:-1] + loss[1:]), [loss[-1]]))
+        idx = np.round(mids / dt).astype(np.int64)
+        lo = idx.min()
+        arr = np.bincount(idx - lo, weights=masses)
+        if arr_all is None:
+            arr_all, off_all = arr, lo
+        else:
+            arr_all = np.convolve(arr_all, arr)
+            off_all += lo
+    t = (off_all + np.arange(len(arr_all))) * dt
+    h = np.clip(-np.expm1(eps - t), 0.0, None)
+    return float(np.dot(arr_all, h))
+
+
+def float_product_scale(p: float, eps: float, delta: float, sensitivities) -> float | None:
+    """float64 candidate for b-hat(p) (Brent on log b of the float estimate)."""
+    from scipy.optimize import brentq
+
+    l1 = sum(sensitivities)
+    hi = l1 / eps  # App. B.6: b = ||Delta||_1/eps is private (eps-DP) for every p >= 1
+    lo = hi / 1000.0
+    try:
+        f = lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities), 1e-300)) - math.log(delta)
+        if f(math.log(lo)) < 0:
+            return None
+        while f(math.log(hi)) > 0:
+            hi *= 2
+        return math.exp(brentq(f, math.log(lo), math.log(hi), xtol=1e-7, rtol=1e-7))
+    except (ValueError, OverflowError):
+        return None
+
+
+def mc_empirical_bernstein(p: float, b: float, eps: float, sensitivities, n: int, alpha: float,
+                           rng: np.random.Generator) -> tuple[float, float, float]:
+    """PROBABILISTIC (seed 004 Sec. 3.5, Maurer & Pontil 2009): (mean, L_N, U_N).
+
+    W = (1 - exp(eps - L(X)))_+ in [0, 1], X ~ GGD(0, b, p)^d.  With probability
+    >= 1 - alpha, L_N <= delta <= U_N (two-sided, alpha/2 each side):
+    mean +- (sqrt(2 V log(4/alpha) / n) + 7 log(4/alpha) / (3 (n - 1))), V the
+    sample variance.  NOT a certified bound: it fails with probability alpha.
+    """
+    d = len(sensitivities)
+    g = rng.gamma(1.0 / p, 1.0, size=(n, d))
+    x = b * rng.choice(np.array([-1.0, 1.0]), size=(n, d)) * g ** (1.0 / p)
+    deltas = np.asarray(sensitivities, dtype=float)
+    loss = ((np.abs(x + deltas) ** p - np.abs(x) ** p) / b**p).sum(axis=1)
+    w = np.clip(-np.expm1(eps - loss), 0.0, 1.0)
+    mean = float(w.mean())
+    var = float(w.var(ddof=1))
+    log_term = math.log(4.0 / alpha)
+    rad = math.sqrt(2 * var * log_term / n) + 7 * log_term / (3 * (n - 1))
+    return mean, max(mean - rad, 0.0), min(mean + rad, 1.0)
