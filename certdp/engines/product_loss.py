@@ -58,7 +58,7 @@ def _loss_float(x: np.ndarray, p: float, b: float, d: float) -> np.ndarray:
     return (np.abs(x + d) ** p - np.abs(x) ** p) / b**p
 
 
-def _cut_points(p: float, b: float, d: float, dt: float, tail: float) -> np.ndarray:
+def _cut_points(p: float, b: float, d: float, dt: float, tail: float, thin: bool = True) -> np.ndarray:
     """Exact float cut points x_k so that consecutive losses differ by about dt.
 
     Any cut points give a valid enclosure; these just make it tight.  The range
@@ -80,13 +80,13 @@ def _cut_points(p: float, b: float, d: float, dt: float, tail: float) -> np.ndar
     # vectorised bisection for x with loss(x) = target (loss non-decreasing)
     a = np.full(n, lo_x)
     c = np.full(n, hi_x)
-    for _ in range(60):
+    for _ in range(42):
         m = 0.5 * (a + c)
         below = _loss_float(m, p, b, d) < targets
         a = np.where(below, m, a)
         c = np.where(below, c, m)
     x = np.unique(np.concatenate(([lo_x], 0.5 * (a + c), [hi_x])))
-    return _thin(x, p, b, d, dt)
+    return _thin(x, p, b, d, dt) if thin else x
 
 
 def _thin(x: np.ndarray, p: float, b: float, d: float, dt: float) -> np.ndarray:
@@ -293,41 +293,58 @@ def float_product_delta(p: float, b: float, eps: float, sensitivities, dt: float
     from scipy.special import gammaincc
 
     arr_all = None
-    off_all = 0.0
+    off_all = 0
+    laws = []
     for d in sensitivities:
-        xs = _cut_points(p, b, d, dt, 1e-14)
+        xs = _cut_points(p, b, d, dt, 1e-12, thin=False)
         s = 1.0 / p
         sf = np.where(xs > 0, gammaincc(s, (np.abs(xs) / b) ** p) / 2, 1 - gammaincc(s, (np.abs(xs) / b) ** p) / 2)
         masses = np.concatenate(([1 - sf[0]], sf[:-1] - sf[1:], [sf[-1]]))
         loss = _loss_float(xs, p, b, d)
         mids = np.concatenate(([loss[0]], 0.5 * (loss[:-1] + loss[1:]), [loss[-1]]))
         idx = np.round(mids / dt).astype(np.int64)
-        lo = idx.min()
-        arr = np.bincount(idx - lo, weights=masses)
-        if arr_all is None:
-            arr_all, off_all = arr, lo
-        else:
-            arr_all = np.convolve(arr_all, arr)
-            off_all += lo
-    t = (off_all + np.arange(len(arr_all))) * dt
-    h = np.clip(-np.expm1(eps - t), 0.0, None)
-    return float(np.dot(arr_all, h))
+        lo = int(idx.min())
+        laws.append((lo, np.bincount(idx - lo, weights=masses)))
+    arr_all, off_all = np.array([1.0]), 0
+    for lo, arr in laws[:-1]:
+        arr_all = np.convolve(arr_all, arr)
+        off_all += lo
+    with ctx.workprec(64):
+        return _last_coordinate_sum(arr_all, off_all, laws[-1][1], laws[-1][0], arb(eps), dt)
 
 
 def float_product_scale(p: float, eps: float, delta: float, sensitivities) -> float | None:
-    """float64 candidate for b-hat(p) (Brent on log b of the float estimate)."""
+    """float64 candidate for b-hat(p) (Brent on log b of the float estimate).
+
+    Bracket: b(p; Delta) >= b(p; max_i Delta_i) (seed 004 App. D.2: the d-dim divergence
+    dominates each 1-D one), and the 1-D scale for ||Delta||_1 as a first upper guess.
+    """
     from scipy.optimize import brentq
 
-    l1 = sum(sensitivities)
-    hi = l1 / eps  # App. B.6: b = ||Delta||_1/eps is private (eps-DP) for every p >= 1
-    lo = hi / 1000.0
+    from certdp.engines.monotone_loss import float_scale
+
+    lo = float_scale(p, eps, delta, max(sensitivities))
+    hi = float_scale(p, eps, delta, sum(sensitivities))
+    if lo is None or hi is None:
+        return None
+    lo *= 0.999
     try:
-        f = lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities), 1e-300)) - math.log(delta)
+        f = lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities, dt=2.0**-9),
+                                    1e-300)) - math.log(delta)
         if f(math.log(lo)) < 0:
-            return None
-        while f(math.log(hi)) > 0:
-            hi *= 2
-        return math.exp(brentq(f, math.log(lo), math.log(hi), xtol=1e-7, rtol=1e-7))
+            return lo
+        k = 0
+        while f(math.log(hi)) > 0 and k < 20:
+            hi *= 1.5
+            k += 1
+        b0 = math.exp(brentq(f, math.log(lo), math.log(hi), xtol=1e-6, rtol=1e-6))
+        # polish at a finer grid from the coarse root
+        f2 = lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities, dt=2.0**-12),
+                                     1e-300)) - math.log(delta)
+        a, c = math.log(b0) - 0.01, math.log(b0) + 0.01
+        if f2(a) > 0 > f2(c):
+            return math.exp(brentq(f2, a, c, xtol=1e-7, rtol=1e-7))
+        return b0
     except (ValueError, OverflowError):
         return None
 

@@ -490,7 +490,7 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
                 f"{grid_step:g}), convolution + suffix sums with rigorous float64 error bounds"),
         lemma="seed 004 Lemma 3.5 (worst shift = corner), App. A.2 (loss representation), "
               "delta decreasing in b (App. B.6)",
-        delta_enclosure=[repr(enc_hi[0]), repr(enc_hi[1])],
+        delta_enclosure=list(decimal_bounds(arb(enc_hi[0]).union(arb(enc_hi[1])), 17)),
         parameter="scale",
         value=value,
         interval=(Decimal(exact_str(b_lo)), value),
@@ -501,6 +501,6 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
         precision_bits=64,
         timing_seconds=clock.elapsed(),
         extra={"evaluations": evaluations, "grid_step": grid_step,
-               "delta_enclosure_at_unsafe_end": [repr(enc_lo[0]), repr(enc_lo[1])],
+               "delta_enclosure_at_unsafe_end": list(decimal_bounds(arb(enc_lo[0]).union(arb(enc_lo[1])), 17)),
                "float_candidate": repr(cand)},
     ).seal()

@@ -1,0 +1,61 @@
+"""Product-loss engine (GGM with a sensitivity vector): certified enclosures vs independent values."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from flint import arb
+
+from certdp.engines.closed_form import gaussian_profile
+from certdp.engines.monotone_loss import delta_enclosure
+from certdp.engines.product_loss import mc_empirical_bernstein, product_delta_bounds
+from certdp.numbers import working_precision
+
+DT = 2.0**-10
+
+
+def test_p2_vector_matches_gaussian_l2_norm():
+    """Prop. 3.4: p = 2 depends on Delta only through ||Delta||_2 (closed form, 50 digits in Arb)."""
+    with working_precision(64):
+        lo, hi = product_delta_bounds(Fraction(2), arb(4), arb(1), [Fraction(1), Fraction(2)], dt=DT)
+        exact = gaussian_profile(arb(4) / arb(2).sqrt(), arb(1), arb(5).sqrt())
+    assert lo <= float(exact.mid()) <= hi
+    assert (hi - lo) / hi < 0.02
+
+
+def test_single_coordinate_matches_1d_engine():
+    with working_precision(64):
+        lo, hi = product_delta_bounds(Fraction(3, 2), arb(4), arb(1), [Fraction(3)], dt=DT)
+        one = delta_enclosure(arb("1.5"), arb(4), arb(1), arb(3))
+    assert lo <= float(one.mid()) <= hi
+
+
+def test_zero_coordinate_changes_nothing():
+    """Prop. 5.1: an extra coordinate with Delta_i = 0 has loss 0 exactly."""
+    with working_precision(64):
+        a = product_delta_bounds(Fraction(13, 10), arb(3), arb(1), [Fraction(1), Fraction(2)], dt=DT)
+    with working_precision(64):
+        one = delta_enclosure(arb("1.3"), arb(3), arb(1), arb(2))
+    # 2-D value exceeds the 1-D one for the larger coordinate (App. D.2 monotonicity)
+    assert a[1] >= float(one.lower())
+
+
+@pytest.mark.parametrize("p", [Fraction(1), Fraction(12947, 10000), Fraction(3)])
+def test_enclosure_consistent_with_monte_carlo(p):
+    """The certified interval and a 99.99%-confidence empirical-Bernstein interval must overlap."""
+    with working_precision(64):
+        lo, hi = product_delta_bounds(p, arb("2.5"), arb(1), [Fraction(1), Fraction(2)], dt=DT)
+    rng = np.random.default_rng(2026)
+    _mean, mc_lo, mc_hi = mc_empirical_bernstein(float(p), 2.5, 1.0, [1.0, 2.0], 400_000, 1e-4, rng)
+    assert lo <= mc_hi and mc_lo <= hi
+    assert lo < hi
+
+
+def test_refining_the_grid_nests():
+    with working_precision(64):
+        coarse = product_delta_bounds(Fraction(3, 2), arb(3), arb(1), [Fraction(1), Fraction(1)], dt=2.0**-8)
+        fine = product_delta_bounds(Fraction(3, 2), arb(3), arb(1), [Fraction(1), Fraction(1)], dt=2.0**-10)
+    assert fine[1] - fine[0] < coarse[1] - coarse[0]
+    assert coarse[0] <= fine[1] and fine[0] <= coarse[1]
