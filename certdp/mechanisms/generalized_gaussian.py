@@ -91,8 +91,9 @@ def parse_sensitivity_vector(value: object, dimension: object = None) -> tuple[F
 def log_moment_factor(p: arb | float, m: int | Fraction) -> arb:
     """log M_m(p) = lgamma((m+1)/p) - lgamma(1/p) (p finite, ball allowed); log(1/(m+1)) at p = inf.
 
-    M_m(p) = E|Y|^m for Y ~ GGD(0, 1, p) (seed 004 Sec. 2.4).  Computed with Arb's
-    log-gamma directly (the symbolic layer's generated evaluator is not used here).
+    M_m(p) = E|Y|^m for Y ~ GGD(0, 1, p) (seed 004 Sec. 2.4).  The log form (Arb
+    log-gamma) is what the shape search needs on p-balls; it equals the log of the
+    symbolic layer's ``shape_factor`` (tested).
     """
     m_arb = arb_of(m) if not isinstance(m, int) else arb(m)
     if isinstance(p, float) and math.isinf(p):
@@ -102,8 +103,18 @@ def log_moment_factor(p: arb | float, m: int | Fraction) -> arb:
 
 
 def moment_factor(p: arb | float, m: int | Fraction) -> arb:
-    """M_m(p) = Gamma((m+1)/p) / Gamma(1/p), and 1/(m+1) at p = infinity."""
-    return log_moment_factor(p, m).exp()
+    """M_m(p) = Gamma((m+1)/p) / Gamma(1/p), and 1/(m+1) at p = infinity.
+
+    Taken from the symbolic layer's generated evaluator
+    (``certdp.generated.arb_generalized_gaussian.shape_factor``, derived and checked in
+    ``proofs/ggm_density_moments_sec2_4.py``).
+    """
+    from certdp.generated import arb_generalized_gaussian as gen
+
+    m_arb = arb(m) if isinstance(m, int) else arb_of(m)
+    if isinstance(p, float) and math.isinf(p):
+        return gen.shape_factor_inf(m_arb)
+    return gen.shape_factor(m_arb, p if isinstance(p, arb) else arb_of(p))
 
 
 @register
