@@ -531,10 +531,10 @@ def float_scale(p: float, eps: float, delta: float, delta_sens: float,
     if p > 1e4:
         return None  # scipy's incomplete gamma loses all accuracy at 1/p < 1e-4
     target = math.log(delta)
-    if hint:
-        newton = _float_scale_newton(p, eps, target, delta_sens, hint)
-        if newton is not None:
-            return newton
+    newton = _float_scale_newton(p, eps, target, delta_sens,
+                                 hint or delta_sens / (eps - 2.0 * math.log1p(-delta)) * max(1.0, math.sqrt(p)))
+    if newton is not None:
+        return newton
 
     def f(lb):
         return float_log_delta(p, math.exp(lb), eps, delta_sens) - target
@@ -586,7 +586,7 @@ def _float_scale_newton(p: float, eps: float, log_target: float, d: float, b0: f
     lg = math.lgamma(s)
     lb = math.log(b0)
     e_eps = math.exp(eps)
-    for _ in range(8):
+    for _ in range(30):
         b = math.exp(lb)
         log_c = math.log(eps) + p * (lb - math.log(d))
         kind, v = _float_phi_root(p, log_c)
