@@ -158,11 +158,13 @@ class _Problem:
             return None
         bmin, bmax = min(vals), max(vals)
         margin = (bmax - bmin) / bmin + 1e-12
+        slope = None
         with working_precision(self.prec):
             p_ball = arb_of(a).union(arb_of(c))
             target = arb_of(self.delta)
+            b_try = bmin * (1.0 - margin)
             for _ in range(10):
-                b_lo = _dyadic(bmin * (1.0 - margin))
+                b_lo = _dyadic(b_try)
                 if b_lo <= 0:
                     return None
                 enc = self._delta(p_ball, arb_of(b_lo))
@@ -170,8 +172,28 @@ class _Problem:
                     logm = log_moment_factor(p_ball, self.m)
                     val = self.m * arb_of(b_lo).log() + logm
                     return arb(val.lower()), b_lo
-                margin *= 2.0
+                if enc is not None and enc.is_finite() and slope is None:
+                    slope = self._float_slope(float((a + c) / 2), b_try)
+                if slope is not None and enc is not None and enc.is_finite():
+                    # secant-style step: lower the scale by 1.5x the missing delta / |d delta / d b|
+                    deficit = float(self.delta) - float(arb(enc.lower()).mid())
+                    b_try = b_try - max(1.5 * deficit / slope, b_try * margin)
+                else:
+                    margin *= 2.0
+                    b_try = bmin * (1.0 - margin)
         return None
+
+    def _float_slope(self, p: float, b: float) -> float | None:
+        """|d delta_p / d b| at (p, b) in float64 (a proposal heuristic only)."""
+        from certdp.engines.monotone_loss import float_log_delta
+
+        h = 1e-6
+        l0 = float_log_delta(p, b, self.eps_f, self.sens_f)
+        l1 = float_log_delta(p, b * (1 + h), self.eps_f, self.sens_f)
+        if not (math.isfinite(l0) and math.isfinite(l1)):
+            return None
+        sl = (math.exp(l0) - math.exp(l1)) / (b * h)
+        return sl if sl > 0 else None
 
     def safe_scale(self, p: Fraction | float) -> tuple[Fraction, arb]:
         """(b_hi, delta enclosure) with delta_p(b_hi) <= delta proven at the point p."""
