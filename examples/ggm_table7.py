@@ -29,7 +29,7 @@ STEP = 2.0**-10
 
 
 def float_f(p, eps, delta, sens):
-    b = float_product_scale(p, eps, delta, sens, polish=False)
+    b = float_product_scale(p, eps, delta, sens, polish=False, coarse_dt=2.0**-7)
     return math.inf if b is None else 2 * math.log(b) + math.lgamma(3 / p) - math.lgamma(1 / p)
 
 
@@ -41,12 +41,12 @@ def l2_upper(shape, cert):
 def cell(eps, delta, name):
     sens = [float(x) for x in VECTORS[name]]
     e, d = float(eps), float(delta)
-    grid = [1.0, 1.25, 1.5, 1.75, 2.0, 2.5]
+    grid = [1.0, 1.25, 1.5, 1.75, 2.0]
     vals = [float_f(p, e, d, sens) for p in grid]
     k = min(range(len(grid)), key=vals.__getitem__)
     a, c = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
     res = minimize_scalar(lambda p: float_f(p, e, d, sens), bounds=(a, c), method="bounded",
-                          options={"xatol": 5e-3})
+                          options={"xatol": 1e-2})
     p_hat = res.x if res.fun < vals[k] else grid[k]
     shape = f"{p_hat:.2f}"
     s = ",".join(str(x) for x in VECTORS[name])
@@ -72,5 +72,5 @@ def main(pairs):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    pairs = list(zip(args[::2], args[1::2])) or [("1", "0.01"), ("2", "0.01")]
+    pairs = list(zip(args[::2], args[1::2])) or [("1", "0.01")]
     main(pairs)

@@ -313,7 +313,8 @@ def float_product_delta(p: float, b: float, eps: float, sensitivities, dt: float
         return _last_coordinate_sum(arr_all, off_all, laws[-1][1], laws[-1][0], arb(eps), dt)
 
 
-def float_product_scale(p: float, eps: float, delta: float, sensitivities, polish: bool = True) -> float | None:
+def float_product_scale(p: float, eps: float, delta: float, sensitivities, polish: bool = True,
+                        coarse_dt: float = 2.0**-9) -> float | None:
     """float64 candidate for b-hat(p) (Brent on log b of the float estimate).
 
     Bracket: b(p; Delta) >= b(p; max_i Delta_i) (seed 004 App. D.2: the d-dim divergence
@@ -329,7 +330,7 @@ def float_product_scale(p: float, eps: float, delta: float, sensitivities, polis
         return None
     lo *= 0.999
     try:
-        f = lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities, dt=2.0**-9),
+        f = lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities, dt=coarse_dt),
                                     1e-300)) - math.log(delta)
         if f(math.log(lo)) < 0:
             return lo
@@ -337,7 +338,7 @@ def float_product_scale(p: float, eps: float, delta: float, sensitivities, polis
         while f(math.log(hi)) > 0 and k < 20:
             hi *= 1.5
             k += 1
-        b0 = math.exp(brentq(f, math.log(lo), math.log(hi), xtol=1e-6, rtol=1e-6))
+        b0 = math.exp(brentq(f, math.log(lo), math.log(hi), xtol=1e-6 if polish else 1e-4, rtol=1e-6 if polish else 1e-4))
         if not polish:
             return b0
         # polish at a finer grid from the coarse root
