@@ -157,3 +157,15 @@ def test_table2_scales():
     assert round(float_scale(2.0, 1.0, 0.01, 3.0), 2) == 7.97
     assert round(float_scale(float("inf"), 1.0, 0.01, 3.0), 2) == 150.00
     assert round(float_scale(1.0649, 1.0, 0.01, 3.0), 2) == 3.19
+
+
+@pytest.mark.parametrize("p,delta", [("1.5", "1e-300"), ("1.01", "1e-12"), ("3", "1e-40")])
+def test_tiny_delta_calibration_against_quadrature(p, delta):
+    """Certified bracket ends at tiny delta: safe end's true delta <= target < unsafe end's (mpmath)."""
+    from certdp.workflows.calibrate import calibrate
+
+    cert = calibrate("ggm", epsilon=1, delta=delta, shape=p, sensitivity=1)
+    lo, hi = cert.interval
+    mp.mp.dps = 50
+    assert mp_hockey_stick(p, str(hi), "1", "1") <= mp.mpf(delta)
+    assert mp_hockey_stick(p, str(lo), "1", "1") > mp.mpf(delta)

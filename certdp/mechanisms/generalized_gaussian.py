@@ -21,7 +21,7 @@ Privacy profile, by case (all certified, all decreasing in b):
 * several active coordinates otherwise: product engine
   (:mod:`certdp.engines.product_loss`) when available.
 
-delta is decreasing in b for every p (seed 004 Thm 3.2 / Lemma 4.? "b < b(p) =>
+delta is decreasing in b for every p (seed 004 Thm 3.2; Sec. 3.6 "b < b(p) =>
 delta > delta_target, b > b(p) => delta < delta_target", App. B.6), which is
 what the certified bracket on the scale relies on.
 """
