@@ -275,11 +275,15 @@ def product_delta_bounds(p: Fraction, b: arb, eps: arb, sensitivities, *, dt: fl
 def product_delta_enclosure(p: Fraction, b: arb, eps: arb, sensitivities) -> arb:
     """Arb ball [lower, upper] for delta (see :func:`product_delta_bounds`).
 
-    The grid step shrinks with the working precision (64 bits -> 2^-9, then /4 per
-    ladder rung, floor 2^-13), so precision escalation also refines the grid.
+    The grid step follows the working precision so that the callers' precision
+    escalation refines the grid: 64 bits -> 2^-10, 128 -> 2^-12, 256 -> 2^-13.  Above
+    256 bits there is no finer grid (cost grows like 1/dt); a non-finite ball is
+    returned ("cannot do better at this rung"), so escalation stops quickly and the
+    callers keep the 256-bit enclosure / report UNKNOWN honestly.
     """
-    rung = max(0, int(round(math.log2(max(ctx.prec, 64) / 64))))
-    dt = 2.0 ** -(9 + 2 * min(rung, 2))
+    if ctx.prec > 256:
+        return arb(0, float("inf"))
+    dt = 2.0**-10 if ctx.prec <= 64 else (2.0**-12 if ctx.prec <= 128 else 2.0**-13)
     lo, hi = product_delta_bounds(p, b, eps, sensitivities, dt=dt)
     return arb(lo).union(arb(hi))
 

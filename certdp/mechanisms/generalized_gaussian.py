@@ -126,7 +126,8 @@ class GeneralizedGaussian(Mechanism):
     parameter = "scale"
     profile_increasing = False
     method = ("1-D: certified root of the privacy-loss equation + regularized incomplete gamma "
-              "(max-at-root enclosure); p = 1, 2, inf: closed forms; certified monotone bracket on b")
+              "(max-at-root enclosure); p = 1, 2, inf: closed forms; sensitivity vectors: product-loss "
+              "engine (pessimistic discretisation, rigorous float error bounds); certified bracket on b")
     lemma = ("seed 004 Thm 3.2 (delta = S(z*) - e^eps S(z*+Delta), decreasing in b), Prop. 3.3 (p = 1), "
              "Prop. 3.4 (p = 2), App. B.4 (p = inf), Lemma 3.5 (worst shift = corner), Prop. 5.1")
 
