@@ -169,3 +169,23 @@ def test_tiny_delta_calibration_against_quadrature(p, delta):
     mp.mp.dps = 50
     assert mp_hockey_stick(p, str(hi), "1", "1") <= mp.mpf(delta)
     assert mp_hockey_stick(p, str(lo), "1", "1") > mp.mpf(delta)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=12, deadline=None)
+@given(p=st.sampled_from(["1.05", "1.3", "1.7", "2.5", "4", "9"]),
+       b=st.sampled_from(["0.4", "1", "2.5", "7"]),
+       eps=st.sampled_from(["0.1", "0.5", "1", "2.5"]))
+def test_random_parameters_against_quadrature(p, b, eps):
+    ref = mp_hockey_stick(p, b, eps, "1")
+    ctx.prec = 96
+    try:
+        enc = delta_enclosure(arb(p), arb(b), arb(eps), arb(1))
+        assert enc is not None
+        lo = mp.mpf(enc.lower().str(40, radius=False))
+        hi = mp.mpf(enc.upper().str(40, radius=False))
+    finally:
+        ctx.prec = 53
+    assert lo * (1 - mp.mpf(10) ** -25) <= ref <= hi * (1 + mp.mpf(10) ** -25)
