@@ -21,14 +21,17 @@ Cut the real line of coordinate i at exact points x_0 < ... < x_K.  On the bin
 
 Bin masses S(x_{k-1}) - S(x_k) and loss values are Arb balls (regularized
 incomplete gamma); the upper computation uses their upper ends rounded up to
-float64, the lower computation their lower ends rounded down.  The d discrete
-laws are convolved in float64 with numpy's direct convolution and summed
-against h.  All terms are non-negative, so every float result satisfies
-|fl(s) - s| <= gamma_n s with gamma_n = n u / (1 - n u), u = 2^-53, n the number
-of terms plus one (any summation order, Higham, Accuracy and Stability,
-Sec. 3.1); we divide/multiply by these factors and add n * 2^-1074 for
-underflow, so the final floats bracket the exact discrete expectations.
-h(t) = 1 - e^(eps - t) on the grid is enclosed with Arb.
+float64, the lower computation their lower ends rounded down, and grid indices
+come from outward-rounded loss endpoints.  The laws of coordinates 1..d-1 are
+convolved in float64 with numpy's direct convolution (non-negative terms:
+|fl(s) - s| <= gamma_n s, gamma_n = n u / (1 - n u), u = 2^-53, any summation
+order; Higham, Accuracy and Stability, Sec. 3.1).  The last coordinate is summed
+against h exactly by suffix sums, E[h(t + l_d)] = SA - e^(eps - t) SB, whose float
+error is bounded in ABSOLUTE terms (each inner value lies in [0, total mass]; the
+exponentials e^(-k dt) come from an Arb value of e^(-dt) and float products, each
+with relative error <= gamma_N); we add/subtract 8 gamma_N * (total mass) plus an
+underflow term, with N the total operation count of a chain.  The resulting floats
+bracket the exact discrete expectations, which bracket delta.
 
 The result is a rigorous enclosure [lower, upper] of delta whose width shrinks
 like d * dt (grid resolution), not a Monte-Carlo estimate.  It rests on: the
