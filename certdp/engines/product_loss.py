@@ -321,7 +321,7 @@ def float_product_delta(p: float, b: float, eps: float, sensitivities, dt: float
 
 
 def float_product_scale(p: float, eps: float, delta: float, sensitivities, polish: bool = True,
-                        coarse_dt: float = 2.0**-9) -> float | None:
+                        coarse_dt: float = 2.0**-8) -> float | None:
     """float64 candidate for b-hat(p) (Brent on log b of the float estimate).
 
     Bracket: b(p; Delta) >= b(p; max_i Delta_i) (seed 004 App. D.2: the d-dim divergence
@@ -349,7 +349,7 @@ def float_product_scale(p: float, eps: float, delta: float, sensitivities, polis
         if not polish:
             return b0
         # polish at a finer grid from the coarse root
-        f2 = lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities, dt=2.0**-12),
+        f2 = lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities, dt=2.0**-11),
                                      1e-300)) - math.log(delta)
         a, c = math.log(b0) - 0.01, math.log(b0) + 0.01
         if f2(a) > 0 > f2(c):
