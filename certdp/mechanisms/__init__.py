@@ -7,6 +7,7 @@ from certdp.mechanisms.base import REGISTRY, Mechanism, get_mechanism, mechanism
 from certdp.mechanisms.gaussian import Gaussian
 from certdp.mechanisms.laplace import Laplace
 from certdp.mechanisms.uniform import Uniform
+import certdp.mechanisms.sgg  # noqa: E402,F401  (sgg, spherical-gaussian, l2-laplace, r1smg)
 
 __all__ = ["REGISTRY", "Mechanism", "get_mechanism", "mechanism_names", "register",
            "Gaussian", "Laplace", "Uniform"]
