@@ -221,29 +221,35 @@ class SGGRadialProblem:
         return val
 
     def phi_on_bin(self, zball: arb, w: arb) -> arb:
-        """``Phi(r(z), w)`` for all ``z`` in ``zball``, by the mean-value form.
+        """``Phi(r(z), w)`` for all ``z`` in ``zball``, by a second-order Taylor form.
 
-        ``Phi(z, w) in Phi(z_m, w) + Phi_z(zball, w) (zball - z_m)`` where
-        ``Phi_z`` is enclosed on the whole ball by a length-2 Arb series
-        (derivative of ``z -> Phi``); intersected with the direct evaluation.
-        This removes the dependency-problem overestimate of order
-        ``|Phi| * rad(z)/z`` which otherwise hides the sign of ``Phi - y``.
+        ``Phi(z_m + t, w) = Phi(z_m) + Phi_z(z_m) t + Phi_zz(xi)/2 t^2`` for some
+        ``xi`` in the ball (Taylor with Lagrange remainder).  The first two
+        coefficients come from a length-3 Arb series at the exact midpoint,
+        the last from a length-3 series on the whole ball; ``t^2`` is enclosed
+        as ``[0, h^2]``.  Intersected with the direct evaluation.  This removes
+        the dependency-problem overestimate (first order in the bin width)
+        that otherwise hides the sign of ``Phi - y``.
         """
         direct = self.phi(zball, w)
         if zball.rad() == 0:
             return direct
         zm = zball.mid()
         old_cap = ctx.cap
-        ctx.cap = 2
+        ctx.cap = 3
         try:
-            val, _ = self._phi_series(arb_series([zball, 1]), arb_series([w]))
-            c = val.coeffs()
-            deriv = c[1] if len(c) > 1 else arb(0)
+            vm, _ = self._phi_series(arb_series([zm, 1]), arb_series([w]))
+            vb, _ = self._phi_series(arb_series([zball, 1]), arb_series([w]))
+            cm = vm.coeffs() + [arb(0)] * 3
+            cb = vb.coeffs() + [arb(0)] * 3
         except (ValueError, ZeroDivisionError):
             return direct
         finally:
             ctx.cap = old_cap
-        mv = self.phi(zm, w) + deriv * (zball - zm)
+        h = zball.rad()
+        t = arb(0, h)
+        t2 = arb(0).union(h * h)
+        mv = cm[0] + cm[1] * t + cb[2] * t2
         if not _finite(mv):
             return direct
         if not _finite(direct):
@@ -338,8 +344,13 @@ class SGGRadialProblem:
         coeffs = [w0]
         _, dval = self._phi_series(arb_series([zs.coeffs()[0]]), arb_series([w0]))
         d0 = dval.coeffs()[0]
+        full_cap = ctx.cap
         for j in range(1, n + 1):
-            val, _ = self._phi_series(zs, arb_series(coeffs))
+            ctx.cap = j + 1                   # only coefficients <= j are needed at step j
+            try:
+                val, _ = self._phi_series(zs, arb_series(coeffs))
+            finally:
+                ctx.cap = full_cap
             c = val.coeffs()
             cj = c[j] if len(c) > j else arb(0)
             coeffs.append(-cj / d0)
@@ -367,7 +378,7 @@ class SGGRadialProblem:
         ``wl = -1`` / ``wu = 1`` are always valid; tighter values are kept only
         when certified by the sign of ``Phi - y`` on the whole ball.
         """
-        pads = (1e-12, 1e-9, 1e-6, 1e-3, 3e-2, 0.25)
+        pads = (1e-12, 1e-9, 1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 0.25)
         wl = arb(-1)
         for pad in pads:
             cand = guess_lo - pad * max(1.0, abs(guess_lo))

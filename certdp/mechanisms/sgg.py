@@ -66,9 +66,9 @@ _METHOD = ("radial engine: Gamma(k,1) reparametrization, certified tail Q(k, z_m
 def relative_eta_for_precision(bits: int) -> float:
     """Relative width asked of the radial engine at ``bits`` of working precision.
 
-    64 bits -> ~1.5e-8, 128 bits and more -> 1e-15 (more only costs bins).
+    64 bits -> ~1.5e-8, 128 bits and more -> 1e-12 (more only costs bins).
     """
-    return max(2.0 ** (-(bits / 2 - 6)), 1e-15)
+    return max(2.0 ** (-(bits / 2 - 6)), 1e-12)
 
 
 def sgg_profile_enclosure(dimension: int, alpha, power, rate, epsilon, sensitivity,
