@@ -21,9 +21,9 @@ Registered mechanisms:
 * ``r1smg``              -- ``alpha = 0, p = 2, beta = 1/(2 sigma_star)``; parameter ``sigma_star``
   (the rank-1 singular multivariate Gaussian of Ji & Li 2024; seed 003 App. E).
 
-Moments ``E R^m = Gamma((alpha+1+m)/p) / (Gamma((alpha+1)/p) beta^(m/p))`` are
-computed with Arb's gamma function (exact formula; the symbolic layer was not
-available when this module was written).  MSE = ``E ||X||^2 = E R^2``.
+Moments ``E R^m = Gamma((alpha+1+m)/p) / (Gamma((alpha+1)/p) beta^(m/p))`` come
+from the symbolic layer (``certdp.generated.arb_sgg.radius_moment``).
+MSE = ``E ||X||^2 = E R^2``.
 """
 
 from __future__ import annotations
@@ -219,9 +219,14 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
 
 # ----------------------------------------------------------------------------- moments / sampler
 def radial_moment(m: int, alpha: arb, power: arb, rate: arb) -> arb:
-    """``E R^m`` for ``R ~ GGamma(alpha, rate, power)``: Gamma((alpha+1+m)/p) / (Gamma((alpha+1)/p) beta^(m/p))."""
-    k = (alpha + 1) / power
-    return ((k + arb(m) / power).lgamma() - k.lgamma()).exp() * rate ** (-arb(m) / power)
+    """``E R^m`` for ``R ~ GGamma(alpha, rate, power)``: Gamma((alpha+1+m)/p) / (Gamma((alpha+1)/p) beta^(m/p)).
+
+    Evaluated by the generated evaluator ``certdp.generated.arb_sgg.radius_moment``
+    (SymPy derivation ``certdp/symbolic/sgg.py``, proof ``proofs/sgg_radius_def4_1.py``).
+    """
+    from certdp.generated import arb_sgg
+
+    return arb_sgg.radius_moment(arb(m), alpha, rate, power)
 
 
 def sample_sgg(size, dimension: int, alpha: float, power: float, rate: float,
