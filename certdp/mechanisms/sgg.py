@@ -484,7 +484,14 @@ class SphericalGaussian(_Preset):
     @classmethod
     def radial_profile_ball(cls, value: arb, epsilon: arb, dimension: int = 2,
                             sensitivity: Fraction = Fraction(1)) -> arb:
+        """The same profile through the radial engine (Lemma 4.1), independent of the closed form."""
         return _Preset.profile_ball.__func__(cls, value, epsilon, dimension, sensitivity)
+
+    @classmethod
+    def independent_profile_ball(cls, value: arb, epsilon: arb, dimension: int = 2,
+                                 sensitivity: Fraction = Fraction(1)) -> arb:
+        """Used by ``certdp verify``: the radial engine, a formula-independent path."""
+        return cls.radial_profile_ball(value, epsilon, dimension, sensitivity)
 
     @classmethod
     def float_candidate(cls, epsilon: float, log_delta: float, dimension: int = 2,
