@@ -26,15 +26,15 @@ EPS = 0.1
 
 
 def advantage(T: int, delta: float) -> tuple[float, float, dict]:
-    est, _ = search_shape(T, EPS, delta, maxfev=40,
-                          starts=[(T - 1.0 - 1e-6, 2.0), (T - 1.0 - 1e-6, 1.2)])
+    est, _ = search_shape(T, EPS, delta, maxfev=30, fast=True,
+                          starts=[(T - 1.0 - 1e-6, 1.5), (max(0.0, T - 2.0), 1.5)])
     base = baseline_mse_float(T, EPS, delta)
     adv_g = 1 - est.mse / base["gaussian"]
     adv_l = 1 - est.mse / base["l2-laplace"]
     return adv_g, adv_l, {"alpha": est.alpha, "p": est.power, "mse": est.mse, **base}
 
 
-def alg6(T: int, lo: float = 1e-8, hi: float = 0.1, steps: int = 7) -> tuple[float, dict]:
+def alg6(T: int, lo: float = 1e-8, hi: float = 0.1, steps: int = 5) -> tuple[float, dict]:
     best = None
     for _ in range(steps):
         mid = math.sqrt(lo * hi)

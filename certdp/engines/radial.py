@@ -488,8 +488,16 @@ class SGGRadialProblem:
         return pu - zl.gamma_lower(self.k, regularized=1)
 
     def _taylor_bin(self, zl, zu, y, minus, n, wfl, wfu):
-        half = (zu - zl) / 2
-        zm = (zl + zu) / 2
+        # bin edges are doubles: centre and half-width are computed exactly (no rounding), so the
+        # symmetric Taylor integral over [zm - half, zm + half] is exactly the bin
+        old_prec = ctx.prec
+        ctx.prec = max(old_prec, 2200)
+        try:
+            half = (zu - zl) / 2
+            zm = (zl + zu) / 2
+        finally:
+            ctx.prec = old_prec
+        assert half.rad() == 0 and zm.rad() == 0
         zball = _union(zl, zu)
         wmid_f = self.wstar_float(float(zm.mid()), float(y.mid()))
         w0 = self.certified_point_wstar(zm, y, wmid_f)

@@ -186,12 +186,12 @@ def sgg_delta_float(dimension: int, alpha: float, power: float, rate: float, eps
 
 
 def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: float, log_delta: float,
-                       sensitivity: float) -> float | None:
+                       sensitivity: float, panels: int = 240, nodes: int = 16) -> float | None:
     """float64 beta with ``delta(beta) = delta`` (Brent on log beta of :func:`sgg_delta_float`)."""
     from scipy.optimize import brentq
 
     def f(t: float) -> float:
-        d = sgg_delta_float(dimension, alpha, power, math.exp(t), epsilon, sensitivity)
+        d = sgg_delta_float(dimension, alpha, power, math.exp(t), epsilon, sensitivity, panels, nodes)
         if d is None:
             raise ValueError
         return (math.log(d) if d > 0 else -1e300) - log_delta
