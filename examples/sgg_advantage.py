@@ -26,8 +26,7 @@ EPS = 0.1
 
 
 def advantage(T: int, delta: float) -> tuple[float, float, dict]:
-    est, _ = search_shape(T, EPS, delta, maxfev=30, fast=True,
-                          starts=[(T - 1.0 - 1e-6, 1.5), (max(0.0, T - 2.0), 1.5)])
+    est, _ = search_shape(T, EPS, delta, maxfev=25, fast=T > 3)
     base = baseline_mse_float(T, EPS, delta)
     adv_g = 1 - est.mse / base["gaussian"]
     adv_l = 1 - est.mse / base["l2-laplace"]

@@ -26,10 +26,11 @@ def test_table2_row(eps, delta):
     res = check_tangent_support(eps, delta)
     assert res.convex_on_u0_inf == "proven"
     # the printed delta* is the exact threshold rounded to 6 decimals: it holds iff it was rounded down
-    dmax_lo, dmax_hi = (mp.mpf(x) for x in res.delta_max)
-    assert dmax_hi - dmax_lo < mp.mpf("1e-30")
-    assert abs(dmax_lo - mp.mpf(delta)) <= mp.mpf("5e-7")
-    assert res.holds == (mp.mpf(delta) <= dmax_lo)
+    with mp.workdps(50):
+        dmax_lo, dmax_hi = (mp.mpf(x) for x in res.delta_max)   # 20-digit outward-rounded decimals
+        assert dmax_hi - dmax_lo < mp.mpf("1e-18")
+        assert abs(dmax_lo - mp.mpf(delta)) <= mp.mpf("5e-7")
+        assert res.holds == (mp.mpf(delta) <= dmax_lo)
     assert res.holds == EXPECTED_HOLDS[eps]
     with mp.workdps(50):
         e = mp.mpf(eps)

@@ -142,11 +142,19 @@ def search_shape(dimension: int, epsilon: float, delta: float, sensitivity: floa
         return math.log(u / (1 - u))
 
     if starts is None:
-        starts = [(T - 1.0 - 1e-6, 2.0), (T - 1.0 - 1e-6, 1.0), (max(0.0, T / 2 - 1), 1.5)]
+        # coarse grid (alpha in {T-1, (T-1)/2, 0}, p log-spaced in [0.6, 4]), then polish the best 2
+        grid = []
+        for a0 in sorted({T - 1.0 - 1e-6, (T - 1.0) / 2, 0.0}, reverse=True):
+            for p0 in (0.6, 0.8, 1.0, 1.25, 1.6, 2.0, 2.6, 3.3, 4.0):
+                grid.append((objective([logit(a0), math.log(p0)]), a0, p0))
+        grid.sort()
+        starts = [(a0, p0) for _, a0, p0 in grid[:2]]
     best = None
     for a0, p0 in starts:
-        res = minimize(objective, [logit(a0), math.log(p0)], method="Nelder-Mead",
-                       options={"maxfev": maxfev, "xatol": 1e-3, "fatol": 1e-5})
+        x0 = [logit(a0), math.log(p0)]
+        simplex = [x0, [x0[0] - 1.0, x0[1]], [x0[0], x0[1] + 0.15]]
+        res = minimize(objective, x0, method="Nelder-Mead",
+                       options={"maxfev": maxfev, "xatol": 1e-3, "fatol": 1e-5, "initial_simplex": simplex})
         if best is None or res.fun < best.fun:
             best = res
     alpha, power = unpack(best.x)
