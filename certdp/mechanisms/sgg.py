@@ -66,9 +66,17 @@ _METHOD = ("radial engine: Gamma(k,1) reparametrization, certified tail Q(k, z_m
 def relative_eta_for_precision(bits: int) -> float:
     """Relative width asked of the radial engine at ``bits`` of working precision.
 
-    64 bits -> ~1.5e-8, 128 bits and more -> 1e-12 (more only costs bins).
+    64 bits -> 1.5e-8, 128 -> 1e-12, 256 -> 1e-20, 512 and more -> 1e-30 (a tighter width only
+    costs bins: the Taylor models make the cost grow like eta^(-1/13)).  The certified bracket
+    escalates precision when a point is undecided, so an ``rtol = 1e-12`` calibration ends at 256 bits.
     """
-    return max(2.0 ** (-(bits / 2 - 6)), 1e-12)
+    if bits <= 64:
+        return 2.0 ** -26
+    if bits <= 128:
+        return 1e-12
+    if bits <= 256:
+        return 1e-20
+    return 1e-30
 
 
 def sgg_profile_enclosure(dimension: int, alpha, power, rate, epsilon, sensitivity,
