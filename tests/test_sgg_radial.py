@@ -136,7 +136,7 @@ CASES = [
     (3, "1/2", "3/2", "7/10", "1/2", 1),
     pytest.param(5, "-1/2", "4/5", "13/10", 1, 1, marks=_slow),   # alpha < 0: r^alpha singular at 0
     pytest.param(2, 0, 3, 2, "3/10", 1, marks=_slow),             # T = 2: arcsine-distributed W
-    (4, 3, 1, "1/2", "1/5", 1),                                   # l2-Laplace in R^4
+    pytest.param(4, 3, 1, "1/2", "1/5", 1, marks=_slow),          # l2-Laplace in R^4
     pytest.param(6, 2, "5/2", 1, 2, "3/2", marks=_slow),
 ]
 
@@ -186,12 +186,12 @@ def test_width_target_is_met_and_both_sides_certified():
 def test_monotone_in_rate_and_sensitivity():
     """Prop. C.1 (delta non-decreasing in beta) and Lemma 4.2 (non-decreasing in s), certified."""
     with working_precision(128):
-        betas = [Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(2)]
-        encs = [sgg_delta_enclosure(5, 1, "3/2", b, 1, 1, eta=1e-6) for b in betas]
+        betas = [Fraction(1, 4), Fraction(1), Fraction(4)]
+        encs = [sgg_delta_enclosure(5, 1, "3/2", b, 1, 1, eta=1e-5) for b in betas]
         for e1, e2 in zip(encs, encs[1:]):
             assert e1.upper < e2.lower
         sens = [Fraction(1, 2), Fraction(1), Fraction(2)]
-        encs = [sgg_delta_enclosure(5, 1, "3/2", 1, 1, s, eta=1e-6) for s in sens]
+        encs = [sgg_delta_enclosure(5, 1, "3/2", 1, 1, s, eta=1e-5) for s in sens]
         for e1, e2 in zip(encs, encs[1:]):
             assert e1.upper < e2.lower
 
