@@ -32,14 +32,17 @@ How the enclosure is made rigorous (what differs from the paper's Alg. 1-3)
   1. *Taylor model* (not in the paper; this is what makes ``eta = 1e-8`` cheap):
      where ``w*`` is certified to lie strictly inside ``(-1, 1)`` on the whole
      bin, ``w*`` is analytic (implicit function theorem, ``dPhi/dw < 0``).  The
-     Taylor coefficients of ``w*`` are computed by Newton's method on Arb power
-     series (the constant term held fixed at a certified enclosure, so every
-     coefficient is an enclosure), ``F_W(w*)`` by integrating the series of the
-     density of ``W``, and the integrand ``f_Z G`` is integrated exactly as a
-     polynomial; the remainder is bounded by the order-``n`` coefficient
-     enclosed over the whole bin (Taylor's theorem with Lagrange remainder,
-     since the coefficients of a series evaluated on a ball enclose
-     ``h^(n)(xi)/n!`` for every ``xi`` in the ball).
+     Taylor coefficients of ``w*`` at the (exact) bin centre come from Newton's
+     method on Arb power series, with the constant term held at a certified
+     tight enclosure of ``w*(z_m)`` (so every coefficient is an enclosure); on
+     the whole bin they come from the order-by-order recurrence
+     ``[Phi(r(t), w^(j-1)(t))]_j + Phi_w w_j = 0`` started from a certified
+     bracket of ``w*`` on the bin.  ``F_W(w*)`` is the integral of the series of
+     the density of ``W``; the integrand ``f_Z G`` is integrated exactly as a
+     polynomial of degree ``n - 1`` about the centre, and the remainder is
+     bounded by the order-``n`` coefficient enclosed over the whole bin
+     (Taylor's theorem with Lagrange remainder: the coefficients of a series
+     evaluated on a ball enclose ``h^(n)(xi)/n!`` for every ``xi`` in the ball).
   2. *Constant bins*: if ``Phi(r, 1) > y`` on the whole bin then ``w* = 1``;
      if ``Phi(r, -1) < y`` then ``w* = -1``; the contribution is then the bin's
      Gamma mass ``P(k, z_U) - P(k, z_L)`` times ``F_W(+-1) in {0, 1}``.
