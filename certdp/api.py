@@ -9,6 +9,7 @@ from certdp.workflows.audit import audit_claim
 from certdp.workflows.audit import audit as _audit_value
 from certdp.workflows.calibrate import calibrate
 from certdp.workflows.claims import CLAIMS
+import certdp.workflows.sgg_audit  # noqa: E402,F401  (registers the "r1smg" claim)
 from certdp.workflows.profile import profile as _profile
 from certdp.workflows.profile import profile_curve
 from certdp.workflows.verify import Verification, verify

@@ -16,6 +16,7 @@ from certdp.numbers import InputError, UndecidedError
 # Command modules: importing one attaches its commands to the groups (one line per module).
 import certdp.cli.basic  # noqa: E402,F401
 import certdp.cli.ggm  # noqa: E402,F401
+import certdp.cli.sgg  # noqa: E402,F401
 
 cli.add_command(certdp.cli.basic.crosscheck_command)
 

@@ -8,6 +8,7 @@ from certdp.mechanisms.gaussian import Gaussian
 from certdp.mechanisms.laplace import Laplace
 from certdp.mechanisms.uniform import Uniform
 from certdp.mechanisms.generalized_gaussian import GeneralizedGaussian
+import certdp.mechanisms.sgg  # noqa: E402,F401  (sgg, spherical-gaussian, l2-laplace, r1smg)
 
 __all__ = ["REGISTRY", "Mechanism", "get_mechanism", "mechanism_names", "register",
            "Gaussian", "Laplace", "Uniform", "GeneralizedGaussian"]

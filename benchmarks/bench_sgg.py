@@ -1,0 +1,98 @@
+"""Benchmark: certified SGG profiles / calibration vs a float-only SciPy quadrature of Lemma 4.1.
+
+One run prints one table:  case | certified enclosure | width | certified time | float value | float time | ratio.
+Certified rows use the radial engine (certdp.engines.radial) at 128 bits; the
+float column is certdp.mechanisms.sgg.sgg_delta_float (Gauss-Legendre in z,
+vectorized bisection for w*, SciPy betainc: NOT certified).
+
+Usage:  python benchmarks/bench_sgg.py
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+from flint import arb
+from rich.console import Console
+from rich.table import Table
+
+from certdp.engines.closed_form import gaussian_profile
+from certdp.engines.radial import sgg_delta_enclosure
+from certdp.mechanisms.sgg import sgg_delta_float, sgg_rate_candidate
+from certdp.numbers import working_precision
+from certdp.workflows.calibrate import calibrate
+from certdp.workflows.sgg_audit import r1smg_sigma_star
+
+
+def timed(fn, repeat: int = 1):
+    best, value = math.inf, None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        value = fn()
+        best = min(best, time.perf_counter() - t)
+    return value, best
+
+
+def main() -> None:
+    rows = []
+    with working_precision(128):
+        # 1. R1SMG at T = 128 (the Ji & Li claim at eps = 1, delta = 1e-5), eta = 1e-6
+        sigma = r1smg_sigma_star(Fraction(1), Fraction(1, 10**5), 128)
+        beta = 1 / (2 * sigma)
+        enc, t_c = timed(lambda: sgg_delta_enclosure(128, 0, 2, beta, 1, 1, eta=1e-6))
+        fl, t_f = timed(lambda: sgg_delta_float(128, 0.0, 2.0, float(beta.mid()), 1.0, 1.0), 3)
+        rows.append(("R1SMG T=128 eps=1 (claimed sigma*), eta=1e-6", enc, t_c, fl, t_f))
+
+        # 2. Gaussian (SGG alpha=T-1, p=2) at T = 128, sigma = 1, eps = 1, eta = 1e-6
+        enc, t_c = timed(lambda: sgg_delta_enclosure(128, 127, 2, arb(1) / 2, 1, 1, eta=1e-6))
+        fl, t_f = timed(lambda: sgg_delta_float(128, 127.0, 2.0, 0.5, 1.0, 1.0), 3)
+        rows.append(("Gaussian-as-SGG T=128 sigma=1 eps=1, eta=1e-6", enc, t_c, fl, t_f))
+        closed, t_cl = timed(lambda: gaussian_profile(arb(1), arb(1), arb(1)), 100)
+
+        # 3. same at eta = 1e-10
+        enc, t_c = timed(lambda: sgg_delta_enclosure(128, 0, 2, beta, 1, 1, eta=1e-10))
+        rows.append(("R1SMG T=128 eps=1, eta=1e-10", enc, t_c, None, None))
+        enc, t_c = timed(lambda: sgg_delta_enclosure(10, 4, "3/2", 1, "1/2", 1, eta=1e-8))
+        fl, t_f = timed(lambda: sgg_delta_float(10, 4.0, 1.5, 1.0, 0.5, 1.0), 3)
+        rows.append(("SGG T=10 alpha=4 p=3/2 beta=1 eps=1/2, eta=1e-8", enc, t_c, fl, t_f))
+
+    table = Table(title="certdp SGG benchmark (certified radial engine vs float-only SciPy quadrature)")
+    for col in ("case", "certified [lower, upper]", "width", "cert. s", "float value", "float s", "time ratio"):
+        table.add_column(col)
+    for name, enc, t_c, fl, t_f in rows:
+        lo = enc.lower.str(12, radius=False)
+        hi = enc.upper.str(12, radius=False)
+        width = f"{float(enc.width.upper()):.1e}"
+        fl_s = "-" if fl is None else f"{fl:.12g}"
+        tf_s = "-" if t_f is None else f"{t_f:.3f}"
+        ratio = "-" if t_f is None else f"{t_c / t_f:.0f}x"
+        table.add_row(name, f"[{lo}, {hi}]", width, f"{t_c:.2f}", fl_s, tf_s, ratio)
+    table.add_row("closed-form Gaussian (Arb, same case as row 2)", str(closed), "", f"{t_cl:.5f}", "", "", "")
+
+    # 4. certified calibrations at T = 10 (rtol 1e-6) vs the float candidate alone
+    cal = Table(title="certified calibration at T = 10, eps = 1, delta = 1e-5 (rtol = 1e-6)")
+    for col in ("mechanism", "certified bracket", "safe end", "cert. s", "float candidate", "float s", "ratio"):
+        cal.add_column(col)
+    for name, kw, shape in (
+        ("sgg alpha=9 p=2 (Gaussian)", {"alpha": 9, "power": 2}, (9.0, 2.0)),
+        ("sgg alpha=4 p=3/2", {"alpha": 4, "power": "3/2"}, (4.0, 1.5)),
+        ("r1smg (alpha=0, p=2)", None, (0.0, 2.0)),
+    ):
+        if kw is None:
+            cert, t_c = timed(lambda: calibrate("r1smg", epsilon=1, delta="1e-5", dimension=10, rtol="1e-6"))
+        else:
+            cert, t_c = timed(lambda: calibrate("sgg", epsilon=1, delta="1e-5", dimension=10, rtol="1e-6", **kw))
+        cand, t_f = timed(lambda: sgg_rate_candidate(10, shape[0], shape[1], 1.0, math.log(1e-5), 1.0))
+        if kw is None and cand is not None:
+            cand = 1.0 / (2.0 * cand)
+        cal.add_row(name, f"[{cert.interval[0]}, {cert.interval[1]}]", f"{cert.value} ({cert.safe_side})",
+                    f"{t_c:.2f}", f"{cand:.10g}" if cand else "-", f"{t_f:.2f}", f"{t_c / t_f:.1f}x")
+    console = Console(width=200)
+    console.print(table)
+    console.print(cal)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,516 @@
+"""Spherical generalized gamma (SGG) noise in R^T (seed 003, Def. 4.1-4.2) and its presets.
+
+``X = R U`` with ``R ~ GGamma(alpha, beta, p)`` (radial density
+``p beta^((alpha+1)/p) r^alpha exp(-beta r^p) / Gamma((alpha+1)/p)``) and ``U``
+uniform on the unit sphere of ``R^T``; ``alpha`` in ``(-1, T-1]`` (so that the
+density of ``X`` is radially non-increasing, Prop. 4.1), ``p > 0``, rate
+``beta > 0``.
+
+Privacy profile: certified by :mod:`certdp.engines.radial` (Lemma 4.1; worst
+shift of norm exactly ``s`` by Lemma 4.2).  Monotonicity in the calibrated
+parameter: ``delta`` is non-decreasing in ``beta`` (Prop. C.1: ``beta`` only
+rescales the noise by ``beta^(-1/p)``), hence the certified bracket's *lower*
+end is the safe one (``profile_increasing = True``).
+
+Registered mechanisms:
+
+* ``sgg``                -- parameter ``rate`` (beta); fixed ``dimension``, ``alpha``, ``power``, ``sensitivity``;
+* ``spherical-gaussian`` -- ``alpha = T-1, p = 2, beta = 1/(2 sigma^2)``; parameter ``sigma``;
+  profile = the 1-D analytic Gaussian with ``Delta = s`` (closed form, exact);
+* ``l2-laplace``         -- ``alpha = T-1, p = 1, beta = 1/theta``; parameter ``theta`` (scale);
+* ``r1smg``              -- ``alpha = 0, p = 2, beta = 1/(2 sigma_star)``; parameter ``sigma_star``
+  (the rank-1 singular multivariate Gaussian of Ji & Li 2024; seed 003 App. E).
+
+Moments ``E R^m = Gamma((alpha+1+m)/p) / (Gamma((alpha+1)/p) beta^(m/p))`` come
+from the symbolic layer (``certdp.generated.arb_sgg.radius_moment``).
+MSE = ``E ||X||^2 = E R^2``.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from flint import arb, ctx
+
+from certdp.engines.closed_form import gaussian_profile
+from certdp.engines.radial import RadialPrecisionError, sgg_delta_enclosure
+from certdp.mechanisms.base import Mechanism, register
+from certdp.numbers import (
+    Enclosure,
+    InputError,
+    UndecidedError,
+    arb_of,
+    parse_exact,
+    parse_nonnegative,
+    parse_positive,
+    parse_positive_int,
+    working_precision,
+)
+
+__all__ = [
+    "SGG", "SphericalGaussian", "L2Laplace", "R1SMG",
+    "sgg_profile_enclosure", "sgg_delta_float", "sgg_rate_candidate", "radial_moment",
+    "relative_eta_for_precision",
+]
+
+_LEMMA = ("seed 003 Lemma 4.1 (one-dimensional radial integral), Lemma 4.2 (worst shift has norm s), "
+          "Prop. C.1 (delta non-decreasing in beta)")
+_METHOD = ("radial engine: Gamma(k,1) reparametrization, certified tail Q(k, z_max), adaptive bins with "
+           "Arb Taylor models / monotone enclosures of w*(r, +-eps), F_W by the regularized incomplete beta")
+
+
+# ----------------------------------------------------------------------------- certified profile
+def relative_eta_for_precision(bits: int) -> float:
+    """Relative width asked of the radial engine at ``bits`` of working precision.
+
+    64 bits -> 1.5e-8, 128 -> 1e-12, 256 -> 1e-20, 512 and more -> 1e-30 (a tighter width only
+    costs bins: the Taylor models make the cost grow like eta^(-1/13)).  The certified bracket
+    escalates precision when a point is undecided, so an ``rtol = 1e-12`` calibration ends at 256 bits.
+    """
+    if bits <= 64:
+        return 2.0 ** -26
+    if bits <= 128:
+        return 1e-12
+    if bits <= 256:
+        return 1e-20
+    return 1e-30
+
+
+def sgg_profile_enclosure(dimension: int, alpha, power, rate, epsilon, sensitivity,
+                          relative_eta: float | None = None) -> arb:
+    """Ball containing ``delta*(eps)`` of ``SGG(alpha, rate, power)`` in ``R^dimension``.
+
+    Valid for every point of the input balls, at the current working
+    precision.  The width target is relative: ``upper - lower <=
+    relative_eta * lower`` when ``delta`` is not tiny, reached by a few
+    engine passes (a float estimate sets the first ``eta``; each pass is
+    certified on its own, only the width changes).  Returns a non-finite ball
+    when the engine cannot reach the width at this precision (the caller's
+    precision ladder then moves on).
+    """
+    rel = relative_eta if relative_eta is not None else relative_eta_for_precision(ctx.prec)
+    rate_b, eps_b = arb_of(rate) if not isinstance(rate, arb) else rate, \
+        arb_of(epsilon) if not isinstance(epsilon, arb) else epsilon
+    eta = 1e-3
+    try:
+        guess = sgg_delta_float(int(dimension), float(Fraction(alpha)), float(Fraction(power)),
+                                float(rate_b.mid()), float(eps_b.mid()), float(Fraction(sensitivity)))
+        if guess is not None and guess > 1e-280:
+            eta = max(rel * guess * 0.5, 1e-290)
+    except (ArithmeticError, ValueError):
+        pass
+    last = None
+    for _ in range(60):
+        try:
+            enc = sgg_delta_enclosure(dimension, _exact(alpha), _exact(power), rate_b, eps_b,
+                                      _exact(sensitivity), eta=min(eta, 0.5))
+        except RadialPrecisionError:
+            return arb("nan")
+        last = enc
+        if enc.upper == 0:
+            return arb(0)
+        lower = float(enc.lower.lower())
+        if lower > 0 and float(enc.width.upper()) <= rel * lower * 1.000001:
+            break
+        if lower > 0:
+            eta = max(rel * lower, 1e-300)
+        else:
+            eta = max(float(enc.upper.upper()) * 1e-3, 1e-300)
+            if eta <= 1e-300:
+                break
+    return last.as_ball() if last is not None else arb("nan")
+
+
+def _exact(v) -> Any:
+    if isinstance(v, arb):
+        return v
+    return parse_exact(v, "parameter") if not isinstance(v, Fraction) else v
+
+
+# ----------------------------------------------------------------------------- float estimates
+def sgg_delta_float(dimension: int, alpha: float, power: float, rate: float, epsilon: float,
+                    sensitivity: float, panels: int = 240, nodes: int = 16) -> float | None:
+    """float64 estimate of Lemma 4.1 by Gauss-Legendre quadrature in z (NOT certified).
+
+    Used for candidates, searches and the benchmark's float-only column.
+    Panels are log-spaced between Gamma(k,1) quantiles ``1e-30`` and
+    ``1 - 1e-30``; ``w*`` by vectorized bisection; ``F_W`` by SciPy's betainc.
+    """
+    from scipy.special import betainc, gammainccinv, gammaincinv, gammaln
+
+    T = int(dimension)
+    k = (alpha + 1.0) / power
+    c1 = (alpha + 1.0 - T) / 2.0
+    s = sensitivity * rate ** (1.0 / power)
+    if s == 0:
+        return 0.0
+    z_lo = float(gammaincinv(k, 1e-30))
+    z_hi = float(gammainccinv(k, 1e-30))
+    if not (z_lo > 0 and math.isfinite(z_hi)):
+        return None
+    edges = np.geomspace(z_lo, z_hi, panels + 1)
+    x, wts = np.polynomial.legendre.leggauss(nodes)
+    a, b = edges[:-1, None], edges[1:, None]
+    z = (0.5 * (b - a) * x[None, :] + 0.5 * (a + b)).ravel()
+    wz = (0.5 * (b - a) * wts[None, :]).ravel()
+    logf = (k - 1.0) * np.log(z) - z - gammaln(k)
+    weights = wz * np.exp(logf)
+    r = z ** (1.0 / power)
+    half = 0.5 * (T - 1.0)
+
+    def phi(w):
+        xx = (2.0 * s * w + s * s / r) / r
+        with np.errstate(divide="ignore", invalid="ignore"):
+            L = np.log1p(xx)
+            val = -z * np.expm1(0.5 * power * L)
+            if c1 != 0.0:
+                val = val + c1 * L
+        return np.where(np.isnan(val), np.inf, val)
+
+    def wstar(y):
+        lo = -np.ones_like(z)
+        hi = np.ones_like(z)
+        top = phi(hi) >= y
+        bottom = phi(lo) <= y
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            ge = phi(mid) >= y
+            lo = np.where(ge, mid, lo)
+            hi = np.where(ge, hi, mid)
+        w = 0.5 * (lo + hi)
+        w = np.where(top, 1.0, w)
+        w = np.where(bottom & ~top, -1.0, w)
+        return w
+
+    def fw(w):
+        return betainc(half, half, np.clip((w + 1.0) / 2.0, 0.0, 1.0))
+
+    A = float(np.sum(weights * (1.0 - fw(wstar(-epsilon)))))
+    B = float(np.sum(weights * fw(wstar(epsilon))))
+    return max(0.0, A - math.exp(epsilon) * B)
+
+
+def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: float, log_delta: float,
+                       sensitivity: float, panels: int = 240, nodes: int = 16) -> float | None:
+    """float64 beta with ``delta(beta) = delta`` (Brent on log beta of :func:`sgg_delta_float`)."""
+    from scipy.optimize import brentq
+
+    def f(t: float) -> float:
+        d = sgg_delta_float(dimension, alpha, power, math.exp(t), epsilon, sensitivity, panels, nodes)
+        if d is None:
+            raise ValueError
+        return (math.log(d) if d > 0 else -1e300) - log_delta
+
+    # beta = (lambda)^(-p): start with noise scale ~ s * T / eps
+    t0 = -power * math.log(max(sensitivity * max(dimension, 1) / max(epsilon, 1e-3), 1e-300))
+    try:
+        lo, hi = t0 - 1.0, t0 + 1.0
+        for _ in range(80):
+            if f(lo) < 0:
+                break
+            lo -= 2.0
+        for _ in range(80):
+            if f(hi) > 0:
+                break
+            hi += 2.0
+        if not (f(lo) < 0 < f(hi)):
+            return None
+        t = brentq(f, lo, hi, xtol=1e-13, rtol=1e-13, maxiter=200)
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return None
+    beta = math.exp(t)
+    return beta if math.isfinite(beta) and beta > 0 else None
+
+
+# ----------------------------------------------------------------------------- moments / sampler
+def radial_moment(m: int, alpha: arb, power: arb, rate: arb) -> arb:
+    """``E R^m`` for ``R ~ GGamma(alpha, rate, power)``: Gamma((alpha+1+m)/p) / (Gamma((alpha+1)/p) beta^(m/p)).
+
+    Evaluated by the generated evaluator ``certdp.generated.arb_sgg.radius_moment``
+    (SymPy derivation ``certdp/symbolic/sgg.py``, proof ``proofs/sgg_radius_def4_1.py``).
+    """
+    from certdp.generated import arb_sgg
+
+    return arb_sgg.radius_moment(arb(m), alpha, rate, power)
+
+
+def sample_sgg(size, dimension: int, alpha: float, power: float, rate: float,
+               rng: np.random.Generator) -> np.ndarray:
+    """Draw SGG noise: ``R = (Z/beta)^(1/p)``, ``Z ~ Gamma((alpha+1)/p, 1)``, times a uniform direction."""
+    shape = (size,) if isinstance(size, int) else tuple(size)
+    k = (alpha + 1.0) / power
+    z = rng.gamma(k, 1.0, size=shape)
+    radius = (z / rate) ** (1.0 / power)
+    g = rng.standard_normal(size=shape + (dimension,))
+    g /= np.linalg.norm(g, axis=-1, keepdims=True)
+    return g * radius[..., None]
+
+
+def _parse_shape(dimension, alpha, power, sensitivity) -> dict[str, Any]:
+    T = parse_positive_int(dimension, "dimension")
+    if T < 2:
+        raise InputError("dimension", "SGG needs dimension T >= 2 (T = 1 is the generalized Gaussian)")
+    a = parse_exact(alpha, "alpha")
+    if not (-1 < a <= T - 1):
+        raise InputError("alpha", f"must lie in (-1, T-1] = (-1, {T - 1}] (seed 003 Lemma 4.1)")
+    p = parse_positive(power, "power")
+    s = parse_positive(sensitivity, "sensitivity")
+    return {"dimension": T, "alpha": a, "power": p, "sensitivity": s}
+
+
+# ----------------------------------------------------------------------------- mechanisms
+@register
+class SGG(Mechanism):
+    """Spherical generalized gamma noise ``SGG(alpha, beta, p)`` in ``R^T``; calibrated on the rate ``beta``."""
+
+    name = "sgg"
+    aliases = ("spherical-generalized-gamma",)
+    parameter = "rate"
+    profile_increasing = True
+    method = _METHOD
+    lemma = _LEMMA
+
+    def __init__(self, rate: object, *, dimension: object, alpha: object, power: object,
+                 sensitivity: object = 1):
+        self.rate: Fraction | arb = rate if isinstance(rate, arb) else parse_positive(rate, "rate")
+        fixed = self.parse_fixed(dimension=dimension, alpha=alpha, power=power, sensitivity=sensitivity)
+        self.dimension = fixed["dimension"]
+        self.alpha = fixed["alpha"]
+        self.power = fixed["power"]
+        self.sensitivity = fixed["sensitivity"]
+
+    @classmethod
+    def parse_fixed(cls, dimension: object = None, alpha: object = None, power: object = None,
+                    sensitivity: object = 1) -> dict[str, Any]:
+        for name, v in (("dimension", dimension), ("alpha", alpha), ("power", power)):
+            if v is None:
+                raise InputError(name, "required for the sgg mechanism")
+        return _parse_shape(dimension, alpha, power, sensitivity)
+
+    @property
+    def value(self):
+        return self.rate
+
+    def fixed_parameters(self) -> dict[str, Any]:
+        return {"dimension": self.dimension, "alpha": self.alpha, "power": self.power,
+                "sensitivity": self.sensitivity}
+
+    @classmethod
+    def profile_ball(cls, value: arb, epsilon: arb, dimension: int = 2, alpha: Fraction = Fraction(1),
+                     power: Fraction = Fraction(2), sensitivity: Fraction = Fraction(1)) -> arb:
+        return sgg_profile_enclosure(dimension, alpha, power, value, epsilon, sensitivity)
+
+    @classmethod
+    def float_candidate(cls, epsilon: float, log_delta: float, dimension: int = 2, alpha: Fraction = Fraction(1),
+                        power: Fraction = Fraction(2), sensitivity: Fraction = Fraction(1)) -> float | None:
+        return sgg_rate_candidate(dimension, float(alpha), float(power), epsilon, log_delta, float(sensitivity))
+
+    def privacy_profile(self, epsilon: object, *, relative_accuracy_bits: int = 40) -> Enclosure:
+        """Certified enclosure of delta(eps) at 128 bits (relative width ~1e-13)."""
+        eps = parse_nonnegative(epsilon, "epsilon")
+        rel = 2.0 ** -relative_accuracy_bits
+        for bits in (128, 256):
+            with working_precision(bits):
+                ball = sgg_profile_enclosure(self.dimension, self.alpha, self.power, self._rate_ball(),
+                                             arb_of(eps), self.sensitivity, relative_eta=rel)
+                if ball.is_finite():
+                    return Enclosure.from_arb(ball, bits)
+        raise UndecidedError("sgg: radial engine did not reach the requested width at 256 bits")
+
+    def _rate_ball(self) -> arb:
+        return self.rate if isinstance(self.rate, arb) else arb_of(self.rate)
+
+    def radial_moment(self, m: int) -> arb:
+        return radial_moment(m, arb_of(self.alpha), arb_of(self.power), self._rate_ball())
+
+    def mean_abs(self) -> arb:
+        """E||X|| = E R."""
+        return self.radial_moment(1)
+
+    def mean_square(self) -> arb:
+        """MSE = E||X||^2 = E R^2."""
+        return self.radial_moment(2)
+
+    def sample(self, size, rng: np.random.Generator) -> np.ndarray:
+        return sample_sgg(size, self.dimension, float(self.alpha), float(self.power),
+                          float(self._rate_ball().mid()), rng)
+
+
+class _Preset(Mechanism):
+    """An SGG member with fixed (alpha, p) as a function of T, calibrated on a scale parameter."""
+
+    profile_increasing = False
+    method = _METHOD
+    lemma = _LEMMA
+
+    def __init__(self, value: object, *, dimension: object, sensitivity: object = 1):
+        self._value: Fraction | arb = value if isinstance(value, arb) else parse_positive(value, self.parameter)
+        fixed = self.parse_fixed(dimension=dimension, sensitivity=sensitivity)
+        self.dimension = fixed["dimension"]
+        self.sensitivity = fixed["sensitivity"]
+
+    @classmethod
+    def parse_fixed(cls, dimension: object = None, sensitivity: object = 1) -> dict[str, Any]:
+        if dimension is None:
+            raise InputError("dimension", f"required for {cls.name}")
+        T = parse_positive_int(dimension, "dimension")
+        if T < 2:
+            raise InputError("dimension", "must be >= 2")
+        return {"dimension": T, "sensitivity": parse_positive(sensitivity, "sensitivity")}
+
+    @property
+    def value(self):
+        return self._value
+
+    def fixed_parameters(self) -> dict[str, Any]:
+        return {"dimension": self.dimension, "sensitivity": self.sensitivity}
+
+    # subclasses: shape(T) -> (alpha, p); rate_of(value_ball) -> beta ball; value_of_rate(float) -> float
+    @classmethod
+    def shape(cls, T: int) -> tuple[Fraction, Fraction]:
+        raise NotImplementedError
+
+    @classmethod
+    def rate_of(cls, value: arb) -> arb:
+        raise NotImplementedError
+
+    @classmethod
+    def value_of_rate(cls, beta: float) -> float:
+        raise NotImplementedError
+
+    @classmethod
+    def profile_ball(cls, value: arb, epsilon: arb, dimension: int = 2,
+                     sensitivity: Fraction = Fraction(1)) -> arb:
+        alpha, power = cls.shape(dimension)
+        return sgg_profile_enclosure(dimension, alpha, power, cls.rate_of(value), epsilon, sensitivity)
+
+    @classmethod
+    def float_candidate(cls, epsilon: float, log_delta: float, dimension: int = 2,
+                        sensitivity: Fraction = Fraction(1)) -> float | None:
+        alpha, power = cls.shape(dimension)
+        beta = sgg_rate_candidate(dimension, float(alpha), float(power), epsilon, log_delta, float(sensitivity))
+        return None if beta is None else cls.value_of_rate(beta)
+
+    def as_sgg(self) -> SGG:
+        alpha, power = self.shape(self.dimension)
+        return SGG(self.rate_of(self._value if isinstance(self._value, arb) else arb_of(self._value)),
+                   dimension=self.dimension, alpha=alpha, power=power, sensitivity=self.sensitivity)
+
+    def privacy_profile(self, epsilon: object, *, relative_accuracy_bits: int = 40) -> Enclosure:
+        with working_precision(256):
+            return self.as_sgg().privacy_profile(epsilon, relative_accuracy_bits=relative_accuracy_bits)
+
+    def mean_abs(self) -> arb:
+        return self.as_sgg().mean_abs()
+
+    def mean_square(self) -> arb:
+        return self.as_sgg().mean_square()
+
+    def sample(self, size, rng: np.random.Generator) -> np.ndarray:
+        return self.as_sgg().sample(size, rng)
+
+
+@register
+class L2Laplace(_Preset):
+    """l2-Laplace noise (Joseph et al. 2025): SGG with alpha = T-1, p = 1, beta = 1/theta."""
+
+    name = "l2-laplace"
+    parameter = "theta"
+
+    @classmethod
+    def shape(cls, T):
+        return Fraction(T - 1), Fraction(1)
+
+    @classmethod
+    def rate_of(cls, value):
+        return 1 / value
+
+    @classmethod
+    def value_of_rate(cls, beta):
+        return 1.0 / beta
+
+
+@register
+class R1SMG(_Preset):
+    """Rank-1 singular multivariate Gaussian (Ji & Li 2024): SGG with alpha = 0, p = 2, beta = 1/(2 sigma_star).
+
+    Equivalently ``X = sqrt(sigma_star) |N(0,1)| U``: a half-normal radius of
+    variance ``sigma_star`` along a uniform direction (seed 003 App. E.1).
+    """
+
+    name = "r1smg"
+    parameter = "sigma_star"
+
+    @classmethod
+    def shape(cls, T):
+        return Fraction(0), Fraction(2)
+
+    @classmethod
+    def rate_of(cls, value):
+        return 1 / (2 * value)
+
+    @classmethod
+    def value_of_rate(cls, beta):
+        return 1.0 / (2.0 * beta)
+
+
+@register
+class SphericalGaussian(_Preset):
+    """N(0, sigma^2 I_T) as the SGG member alpha = T-1, p = 2, beta = 1/(2 sigma^2).
+
+    The profile is the 1-D analytic Gaussian with Delta = s (rotate the shift
+    onto an axis; closed form, Balle & Wang 2018 Thm. 8), so calibration is as
+    fast as for ``gaussian``; :meth:`radial_profile_ball` gives the same number
+    through the radial engine (the consistency test).
+    """
+
+    name = "spherical-gaussian"
+    parameter = "sigma"
+    method = "closed-form analytic Gaussian profile with Delta = s (spherical Gaussian = SGG(T-1, 1/(2 sigma^2), 2))"
+    lemma = "Balle & Wang 2018, Thm. 8; seed 003 Def. 4.2 (i)"
+
+    @classmethod
+    def shape(cls, T):
+        return Fraction(T - 1), Fraction(2)
+
+    @classmethod
+    def rate_of(cls, value):
+        return 1 / (2 * value * value)
+
+    @classmethod
+    def value_of_rate(cls, beta):
+        return math.sqrt(1.0 / (2.0 * beta))
+
+    @classmethod
+    def profile_ball(cls, value: arb, epsilon: arb, dimension: int = 2,
+                     sensitivity: Fraction = Fraction(1)) -> arb:
+        return gaussian_profile(value, epsilon, arb_of(sensitivity))
+
+    @classmethod
+    def radial_profile_ball(cls, value: arb, epsilon: arb, dimension: int = 2,
+                            sensitivity: Fraction = Fraction(1)) -> arb:
+        """The same profile through the radial engine (Lemma 4.1), independent of the closed form."""
+        return _Preset.profile_ball.__func__(cls, value, epsilon, dimension, sensitivity)
+
+    @classmethod
+    def independent_profile_ball(cls, value: arb, epsilon: arb, dimension: int = 2,
+                                 sensitivity: Fraction = Fraction(1)) -> arb:
+        """Used by ``certdp verify``: the radial engine, a formula-independent path."""
+        return cls.radial_profile_ball(value, epsilon, dimension, sensitivity)
+
+    @classmethod
+    def float_candidate(cls, epsilon: float, log_delta: float, dimension: int = 2,
+                        sensitivity: Fraction = Fraction(1)) -> float | None:
+        from certdp.mechanisms.gaussian import Gaussian
+
+        return Gaussian.float_candidate(epsilon, log_delta, sensitivity=sensitivity)
+
+    def privacy_profile(self, epsilon: object, *, relative_accuracy_bits: int = 40) -> Enclosure:
+        return Mechanism.privacy_profile(self, epsilon, relative_accuracy_bits=relative_accuracy_bits)
+
+    def mean_square(self) -> arb:
+        v = self._value if isinstance(self._value, arb) else arb_of(self._value)
+        return self.dimension * v * v
