@@ -1,0 +1,862 @@
+"""Exact hockey-stick engine for equal-variance Gaussian mixtures (seed 000, made rigorous).
+
+Setting
+-------
+``f(x) = sum_j w_j * N(x; m_j, s^2) * 1[x in S_j]`` with one common ``s`` (``sigma``),
+weights ``w_j > 0`` and supports ``S_j`` that are the whole line or a half-line. The
+density must be *continuous* (plain mixtures always are; the quasi-Gaussian's folded
+component ``exp(-(|x| - Delta)^2 / 2 s^2)`` is continuous at 0). For the additive mechanism
+``M(D) = q(D) + X``, ``X ~ f``, with sensitivity ``Delta`` the privacy profile is::
+
+    delta(eps) = sup_{|phi| <= Delta} H(phi),   H(phi) = int (f(x + phi) - e^eps f(x))_+ dx.
+
+The sup over ``phi in [-Delta, Delta]`` covers both orders of a neighbouring pair:
+``int (f(x) - e^eps f(x + phi))_+ dx = H(-phi)`` (substitute ``y = x + phi``). Negative shifts
+of ``f`` are positive shifts of the mirrored density ``f(-x)``, so the engine runs the search on
+``phi in [0, Delta]`` for ``f`` and, unless the caller declares ``f`` symmetric
+(``f(-x) = f(x)`` gives ``H(-phi) = H(phi)``: substitute ``x -> -x``), once more for the mirror.
+
+Fixed shift: exact integral, no quadrature
+-------------------------------------------
+``D(x) = f(x + phi) - e^eps f(x)`` is ``exp(-x^2 / 2 s^2)`` times the exponential sum
+``sum_j c_j exp(lambda_j x)`` (``lambda_j = (m_j - phi)/s^2`` with ``c_j > 0`` for the shifted
+components, ``lambda_j = m_j / s^2`` with ``c_j < 0`` for the others), so by the
+Descartes-Laguerre rule it has at most as many real roots as sign changes of the ``c_j``
+ordered by ``lambda_j``. We do not rely on that count for correctness: we *certify* the sign
+structure of ``D`` on a finite window ``[XL, XR]`` directly with Arb:
+
+* the window is cut into pieces (float root estimates only choose the cut points);
+* a piece is certified positive / negative if the Arb enclosure of ``D`` on the whole piece
+  excludes 0, or if the enclosure of ``D'`` on the piece excludes 0 (``D`` monotone) and
+  ``D`` has the same certified sign at both ends; a monotone piece whose ends have opposite
+  certified signs holds exactly one simple root and is shrunk by certified bisection;
+* what cannot be signed (a root piece of tiny width, a breakpoint of a truncated component
+  under a ball of shifts) is an *uncertain* piece ``Q``.
+
+Then, with ``P`` the certified-positive pieces,
+
+    int_P D  <=  H(phi)  <=  int_P D + sum_Q |Q| * max(0, sup_Q D) + tail(XL, XR),
+
+where ``int_P D`` is an exact sum of Gaussian-CDF differences (through ``erfc``, no
+cancellation in the tails, no exponent limit) and the tail term is the mass of
+``f(. + phi)`` outside the window, ``sum_j w_j [Phi((XL+phi-m_j)/s) + Phi((m_j-phi-XR)/s)]``
+(``D <= f(. + phi)``). Lower end: ``P`` is contained in the positive set. Upper end: the
+positive set is contained in ``P`` union the ``Q`` pieces union the tails.
+
+Sup over the shift: branch and bound with derivative enclosures
+---------------------------------------------------------------
+*Lipschitz constant.* ``(a)_+ - (b)_+ <= (a - b)_+`` gives, for ``h = phi_1 - phi_2``,
+``H(phi_1) - H(phi_2) <= int (f(x + phi_1) - f(x + phi_2))_+ dx = TV(f, f(. + h))`` and the
+total variation of a mixture shift is at most the weighted sum of the components' ones
+(convexity; truncation to a half-line keeps each ``<=``)::
+
+    |H(phi_1) - H(phi_2)| <= sum_j w_j (2 Phi(|h| / 2s) - 1) <= |h| / (sqrt(2 pi) s)
+
+since ``2 Phi(t) - 1 <= 2 t phi(0) = t sqrt(2/pi)`` and ``sum_j w_j = 1``. This is the
+constant ``1 / (sqrt(2 pi) sigma)`` of seed 000 (proof of Thm 3.5). It is far too weak to
+certify a sup to relative accuracy ``1e-12`` when ``delta`` is ``1e-7`` (it needs ``O(1/delta)``
+shifts, which is the paper's grid), so we use the *local* derivative instead:
+
+*Derivative.* Since ``{D = 0}`` is a null set (``D`` is real-analytic on each piece and not
+identically 0 for ``eps > 0``) and ``|d/dphi D| = |f'(x + phi)|`` is integrable, dominated
+convergence gives ``H'(phi) = int_{D > 0} f'(x + phi) dx``. On a run ``[a, b]`` of positive
+pieces this is ``f(b + phi) - f(a + phi)`` (``f`` continuous); an uncertain piece contributes a
+value in ``|Q| * [min(0, inf f'), max(0, sup f')]`` over ``Q + phi``; a tail contributes at most
+``sum_j w_j N(XR + phi - m_j; 0, s^2)`` in absolute value (``f`` decreasing there). All these
+are evaluated with ``phi`` a *ball* ``[phi_a, phi_b]``: the sign structure is certified for
+every shift in the ball at once, so ``H'([phi_a, phi_b])`` is a certified enclosure.
+
+*Branch and bound.* For a shift interval ``I``: if ``H'(I) > 0`` the sup over ``I`` is
+``H(phi_b)`` (a point evaluation), if ``H'(I) < 0`` it is ``H(phi_a)``; otherwise the mean
+value form ``H(I) ⊂ H(mid) + H'(I) * [-w/2, w/2]`` bounds it, and ``I`` is split while its
+upper bound exceeds the best certified lower bound by more than the tolerance (or, in
+decision mode, until the comparison with the target is decided). Intervals are dyadic
+sub-intervals of ``[0, Delta]``, so they cover the shift range exactly.
+
+Guarantee of :func:`privacy_profile_sup`: the returned ``(lower, upper)`` arb balls satisfy
+``lower <= delta(eps) <= upper`` for every point of the input balls (``sigma``, weights and
+``eps`` may be balls). Floats are used only to choose cut points and candidate roots; a bad
+float guess costs time, never correctness.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterable, Sequence
+
+import numpy as np
+from flint import arb, arb_poly, ctx
+
+__all__ = [
+    "Component",
+    "GaussianMixture",
+    "ShiftResult",
+    "SupResult",
+    "hockey_stick_at_shift",
+    "privacy_profile_sup",
+    "lipschitz_constant",
+    "shift_tv_bound",
+]
+
+
+# ----------------------------------------------------------------------------------------
+# small ball helpers (local to the engine; they need no precision beyond ctx.prec)
+
+
+def _sqr(z: arb) -> arb:
+    """Tight enclosure of z^2 (Arb's mid-rad product of a ball with itself overestimates)."""
+    lo = z.abs_lower()
+    hi = z.abs_upper()
+    if z.contains(0):
+        return arb(0).union(hi * hi)
+    return (lo * lo).union(hi * hi)
+
+
+def _ncdf(z: arb) -> arb:
+    """Phi(z) = erfc(-z/sqrt 2)/2: no cancellation for z -> -inf, any exponent."""
+    return (-z / arb(2).sqrt()).erfc() / 2
+
+
+def _nsf(z: arb) -> arb:
+    """1 - Phi(z) = erfc(z/sqrt 2)/2."""
+    return (z / arb(2).sqrt()).erfc() / 2
+
+
+def _phi_diff(a: arb, b: arb) -> arb:
+    """Phi(b) - Phi(a), computed on the side of the tails that avoids cancellation."""
+    if a > 0:
+        return _nsf(a) - _nsf(b)
+    return _ncdf(b) - _ncdf(a)
+
+
+def _ball(lo: float, hi: float) -> arb:
+    """Arb ball containing the real interval [lo, hi] (float endpoints are exact dyadics)."""
+    a, b = arb(lo), arb(hi)
+    return (a + b) / 2 + (b - a) / 2 * arb(0, 1)
+
+
+def shift_tv_bound(h: arb, sigma: arb) -> arb:
+    """Upper bound 2 Phi(|h|/(2 sigma)) - 1 on |H(phi + h) - H(phi)| (see module docstring)."""
+    return 2 * _ncdf(abs(h) / (2 * sigma)) - 1
+
+
+def lipschitz_constant(sigma: arb) -> arb:
+    """The global Lipschitz constant 1 / (sqrt(2 pi) sigma) of phi -> H(phi) (seed 000, Thm 3.5)."""
+    return 1 / ((2 * arb.pi()).sqrt() * sigma)
+
+
+# ----------------------------------------------------------------------------------------
+# the mixture
+
+
+@dataclass(frozen=True)
+class Component:
+    """One term ``weight * N(x; mean, sigma^2) * 1[x in support]``.
+
+    ``weight`` multiplies the *untruncated* normal density. ``support`` is ``None`` (whole
+    line) or ``(s, +1)`` for ``x >= s`` or ``(s, -1)`` for ``x < s``, with ``s`` a float that is
+    an exact dyadic (e.g. ``0.0``).
+    """
+
+    weight: arb
+    mean: arb
+    support: tuple[float, int] | None = None
+    lattice_index: int | None = None
+
+
+class GaussianMixture:
+    """An equal-variance (possibly half-line truncated) Gaussian mixture with continuous density.
+
+    Build it inside the working precision it will be used at (weights and sigma are arb balls).
+    """
+
+    def __init__(self, components: Sequence[Component], sigma: arb,
+                 lattice: tuple[arb, arb] | None = None):
+        """``lattice=(m0, h)`` states ``mean_j = m0 + k_j h`` with ``k_j = lattice_index >= 0``
+        (exact, e.g. multi-Gaussian ``m0 = -K Delta, h = Delta``); it enables the fast
+        polynomial sign evaluator. The means are still used as given for all integrals."""
+        if not components:
+            raise ValueError("a mixture needs at least one component")
+        self.components = tuple(components)
+        self.sigma = sigma
+        if lattice is not None and any(c.lattice_index is None or c.lattice_index < 0 for c in components):
+            raise ValueError("lattice mixtures need a nonnegative lattice_index on every component")
+        self.lattice = lattice
+        self._inv_s2 = 1 / (sigma * sigma)
+        self._half_inv_s2 = self._inv_s2 / 2
+        self._norm = 1 / ((2 * arb.pi()).sqrt() * sigma)
+        self._logw = [c.weight.log() for c in self.components]
+        # float mirror for the guide stage (never used to decide anything)
+        self._f_logw = np.array([float(c.weight.log()) for c in self.components])
+        self._f_mu = np.array([float(c.mean) for c in self.components])
+        self._f_sig = float(sigma)
+        self._f_sdir = np.array([0 if c.support is None else c.support[1] for c in self.components])
+        self._f_sval = np.array([0.0 if c.support is None else c.support[0] for c in self.components])
+        self.breakpoints = sorted({c.support[0] for c in self.components if c.support is not None})
+
+    # -- structure --
+    def mirrored(self) -> "GaussianMixture":
+        """The density x -> f(-x)."""
+        comps = []
+        for c in self.components:
+            sup = None if c.support is None else (-c.support[0], -c.support[1])
+            comps.append(Component(c.weight, -c.mean, sup, None))
+        if self.lattice is None:
+            return GaussianMixture(comps, self.sigma)
+        m0, h = self.lattice
+        kmax = max(c.lattice_index for c in self.components)
+        comps = [Component(c.weight, c.mean, c.support, kmax - k.lattice_index)
+                 for c, k in zip(comps, self.components)]
+        # -mean_j = -(m0 + k h) = (-m0 - kmax h) + (kmax - k) h
+        return GaussianMixture(comps, self.sigma, (-m0 - kmax * h, h))
+
+    @property
+    def mean_range(self) -> tuple[float, float]:
+        return float(self._f_mu.min()), float(self._f_mu.max())
+
+    # -- Arb evaluations (valid for every point of the balls) --
+    def _indicator(self, c: Component, x: arb) -> int | None:
+        """1 if x is certainly in the support, 0 if certainly outside, None if the ball straddles."""
+        if c.support is None:
+            return 1
+        s, direction = c.support
+        if direction > 0:
+            if x >= s:
+                return 1
+            if x < s:
+                return 0
+            return None
+        if x < s:
+            return 1
+        if x >= s:
+            return 0
+        return None
+
+    def density(self, x: arb) -> arb:
+        total = arb(0)
+        for c in self.components:
+            ind = self._indicator(c, x)
+            if ind == 0:
+                continue
+            term = c.weight * (-_sqr(x - c.mean) * self._half_inv_s2).exp()
+            total += term if ind == 1 else arb(0).union(term)
+        return total * self._norm
+
+    def density_derivative(self, x: arb) -> arb:
+        total = arb(0)
+        for c in self.components:
+            ind = self._indicator(c, x)
+            if ind == 0:
+                continue
+            d = x - c.mean
+            term = -c.weight * d * self._inv_s2 * (-_sqr(d) * self._half_inv_s2).exp()
+            total += term if ind == 1 else arb(0).union(term)
+        return total * self._norm
+
+    def mass(self, a: arb, b: arb) -> arb:
+        """P(a <= X <= b) for a <= b (exact, through erfc)."""
+        total = arb(0)
+        for c in self.components:
+            lo, hi = a, b
+            if c.support is not None:
+                s, direction = c.support
+                sa = arb(s)
+                if direction > 0:
+                    lo, hi = lo.max(sa), hi.max(sa)
+                else:
+                    lo, hi = lo.min(sa), hi.min(sa)
+            total += c.weight * _phi_diff((lo - c.mean) / self.sigma, (hi - c.mean) / self.sigma)
+        return total
+
+    def mass_below(self, a: arb) -> arb:
+        """Upper bound of P(X <= a) (truncation ignored, so >= the true mass)."""
+        total = arb(0)
+        for c in self.components:
+            total += c.weight * _ncdf((a - c.mean) / self.sigma)
+        return total
+
+    def mass_above(self, b: arb) -> arb:
+        """Upper bound of P(X >= b) (truncation ignored)."""
+        total = arb(0)
+        for c in self.components:
+            total += c.weight * _nsf((b - c.mean) / self.sigma)
+        return total
+
+    def tail_derivative_mass(self, b: arb, right: bool) -> arb:
+        """Upper bound of int_{x>b} |f'| (right) or int_{x<b} |f'| (left), b beyond all means."""
+        total = arb(0)
+        for c in self.components:
+            z = (b - c.mean) / self.sigma
+            total += c.weight * (-_sqr(z) / 2).exp()
+        return total * self._norm
+
+    # -- float guide --
+    def log_density_float(self, x: np.ndarray) -> np.ndarray:
+        z = (x[:, None] - self._f_mu[None, :]) / self._f_sig
+        terms = self._f_logw[None, :] - 0.5 * z * z
+        inside = np.ones_like(terms, dtype=bool)
+        pos = self._f_sdir > 0
+        neg = self._f_sdir < 0
+        if pos.any():
+            inside[:, pos] = x[:, None] >= self._f_sval[None, pos]
+        if neg.any():
+            inside[:, neg] = x[:, None] < self._f_sval[None, neg]
+        terms = np.where(inside, terms, -np.inf)
+        mx = terms.max(axis=1)
+        mx_safe = np.where(np.isfinite(mx), mx, 0.0)
+        with np.errstate(divide="ignore"):
+            return mx_safe + np.log(np.exp(terms - mx_safe[:, None]).sum(axis=1))
+
+
+# ----------------------------------------------------------------------------------------
+# sign structure of D(x) = f(x + phi) - e^eps f(x) on a window, for a ball of shifts
+
+
+@dataclass
+class _Piece:
+    lo: float
+    hi: float
+    sign: int  # +1 certified positive, -1 certified negative, 0 uncertain
+
+
+class _Difference:
+    """D(x; phi) = f(x + phi) - e^eps f(x) for a fixed mixture and eps."""
+
+    def __init__(self, mix: GaussianMixture, exp_eps: arb, eps_float: float):
+        self.mix = mix
+        self.exp_eps = exp_eps
+        self.eps_f = eps_float
+        self._poly_cache: dict = {}
+
+    def value(self, x: arb, phi: arb) -> arb:
+        return self.mix.density(x + phi) - self.exp_eps * self.mix.density(x)
+
+    def derivative(self, x: arb, phi: arb) -> arb:
+        return self.mix.density_derivative(x + phi) - self.exp_eps * self.mix.density_derivative(x)
+
+    def interval_sign(self, x: arb, phi: arb) -> int:
+        """Certified sign of D on the whole ball x for every shift in the ball phi (0: unknown).
+
+        Endpoint interval arithmetic on the log-terms: every term is positive, so the sums'
+        lower (upper) bounds are sums of exp(lower) (exp(upper)) of the exponents. This avoids
+        the mid-radius blow-up of products of wide balls."""
+        mix = self.mix
+        h2 = mix._half_inv_s2
+        p_lo = arb(0)
+        p_hi = arb(0)
+        m_lo = arb(0)
+        m_hi = arb(0)
+        xp = x + phi
+        for c, lw in zip(mix.components, mix._logw):
+            ip = mix._indicator(c, xp)
+            if ip != 0:
+                t = lw - _sqr(xp - c.mean) * h2
+                p_hi += t.upper().exp()
+                if ip == 1:
+                    p_lo += t.lower().exp()
+            im = mix._indicator(c, x)
+            if im != 0:
+                t = lw - _sqr(x - c.mean) * h2
+                m_hi += t.upper().exp()
+                if im == 1:
+                    m_lo += t.lower().exp()
+        if p_lo - self.exp_eps * m_hi > 0:
+            return 1
+        if p_hi - self.exp_eps * m_lo < 0:
+            return -1
+        return 0
+
+    # -- sign evaluators: q(x) has the sign of D(x) (a positive factor removed) --
+    def _polys(self, x: arb, phi: arb):
+        """Polynomials (P+, P-, P+', P-') for the region of x, or None if not lattice / ambiguous."""
+        mix = self.mix
+        if mix.lattice is None:
+            return None
+        act_p = []
+        act_m = []
+        for c in mix.components:
+            i_m = mix._indicator(c, x)
+            i_p = mix._indicator(c, x + phi)
+            if i_m is None or i_p is None:
+                return None
+            act_p.append(i_p)
+            act_m.append(i_m)
+        key = (tuple(act_p), tuple(act_m), id(phi))
+        cached = self._poly_cache.get(key)
+        if cached is not None:
+            return cached
+        n = max(c.lattice_index for c in mix.components) + 1
+        cp = [arb(0)] * n
+        cm = [arb(0)] * n
+        h2 = mix._half_inv_s2
+        for c, ap, am in zip(mix.components, act_p, act_m):
+            k = c.lattice_index
+            if ap:
+                cp[k] = cp[k] + c.weight * (-_sqr(c.mean - phi) * h2).exp()
+            if am:
+                cm[k] = cm[k] + self.exp_eps * c.weight * (-_sqr(c.mean) * h2).exp()
+        pp, pm = arb_poly(cp), arb_poly(cm)
+        res = (pp, pm, pp.derivative(), pm.derivative())
+        self._poly_cache[key] = res
+        return res
+
+    def sign_value(self, x: arb, phi: arb) -> arb:
+        polys = self._polys(x, phi)
+        if polys is None:
+            return self.value(x, phi)
+        pp, pm, _, _ = polys
+        mix = self.mix
+        e = (x * mix.lattice[1] * mix._inv_s2).exp()
+        return (-phi * x * mix._inv_s2).exp() * pp(e) - pm(e)
+
+    def sign_derivative(self, x: arb, phi: arb) -> arb:
+        polys = self._polys(x, phi)
+        if polys is None:
+            return self.derivative(x, phi)
+        pp, pm, dpp, dpm = polys
+        mix = self.mix
+        a = mix.lattice[1] * mix._inv_s2
+        e = (x * a).exp()
+        g = (-phi * x * mix._inv_s2).exp()
+        return a * e * (g * dpp(e) - dpm(e)) - phi * mix._inv_s2 * g * pp(e)
+
+    # float guide: g(x) = log f(x + phi) - eps - log f(x) has the sign of D
+    def float_roots(self, phi: float, xl: float, xr: float) -> list[float]:
+        s = self.mix._f_sig
+        n = int(min(20000, max(800, 40 * (xr - xl) / s)))
+        xs = np.linspace(xl, xr, n)
+
+        def g(x: np.ndarray) -> np.ndarray:
+            return self.mix.log_density_float(x + phi) - self.eps_f - self.mix.log_density_float(x)
+
+        gs = g(xs)
+        sg = np.sign(gs)
+        idx = np.nonzero(sg[:-1] * sg[1:] < 0)[0]
+        if idx.size == 0:
+            return []
+        a = xs[idx].copy()
+        b = xs[idx + 1].copy()
+        ga = gs[idx].copy()
+        for _ in range(60):
+            m = 0.5 * (a + b)
+            gm = g(m)
+            left = np.sign(gm) == np.sign(ga)
+            a = np.where(left, m, a)
+            ga = np.where(left, gm, ga)
+            b = np.where(left, b, m)
+        return list(0.5 * (a + b))
+
+
+class _Structure:
+    """Certified decomposition of [XL, XR] into signed / uncertain pieces for a ball of shifts."""
+
+    def __init__(self, diff: _Difference, phi: arb, phi_floats: Sequence[float], xl: float, xr: float,
+                 root_width: float, max_depth: int = 48, min_piece: float | None = None):
+        self.diff = diff
+        self.phi = phi
+        self.xl = xl
+        self.xr = xr
+        self.root_width = root_width
+        self.max_depth = max_depth
+        self.min_piece = min_piece if min_piece is not None else root_width * 1e-3
+        self.evaluations = 0
+        diff._poly_cache = {}
+        ball_mode = len(phi_floats) > 1
+        self.ball_mode = ball_mode
+        per_sample = [diff.float_roots(pf, xl, xr) for pf in phi_floats]
+        roots: list[float] = sorted(r for rs in per_sample for r in rs)
+        cuts = {xl, xr}
+        uncertain: list[tuple[float, float]] = []
+        if not ball_mode:
+            # cut points: separators between consecutive root estimates
+            for r0, r1 in zip(roots, roots[1:]):
+                if r1 - r0 > 4 * root_width:
+                    cuts.add(0.5 * (r0 + r1))
+        else:
+            # a ball of shifts: each root sweeps a range; the hull of its sampled positions
+            # (padded) is an uncertain piece, the gaps are certified for every shift at once
+            pad = root_width
+            mids = per_sample[len(per_sample) // 2]
+            for r in roots:
+                uncertain.append((r - pad, r + pad))
+            for r in mids:
+                lo_r, hi_r = r, r
+                for rs in per_sample:
+                    if rs:
+                        nearest = min(rs, key=lambda t: abs(t - r))
+                        lo_r, hi_r = min(lo_r, nearest), max(hi_r, nearest)
+                uncertain.append((lo_r - pad, hi_r + pad))
+        plo, phi_hi = float(phi.lower()), float(phi.upper())
+        for s_ in diff.mix.breakpoints:
+            if xl < s_ < xr:
+                cuts.add(s_)
+            # shifted breakpoint x = s - phi: uncertain when phi is a ball
+            a, b = s_ - phi_hi, s_ - plo
+            if ball_mode and b > xl and a < xr:
+                pad = max(root_width, 1e-12 * (abs(s_) + 1))
+                uncertain.append((a - pad, b + pad))
+            elif not ball_mode and xl < a < xr:
+                cuts.add(a)
+        # merge overlapping uncertain ranges, clip to the window
+        merged: list[tuple[float, float]] = []
+        for a, b in sorted((max(xl, a), min(xr, b)) for a, b in uncertain):
+            if a >= b:
+                continue
+            if merged and a <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+            else:
+                merged.append((a, b))
+        uncertain = merged
+        cut_list = sorted(cuts)
+        # remove cut points lying inside uncertain ranges, then add their ends
+        for a, b in uncertain:
+            cut_list = [c for c in cut_list if not (a < c < b)] + [a, b]
+        cut_list = sorted(set(cut_list))
+        self.pieces: list[_Piece] = []
+        for lo, hi in zip(cut_list, cut_list[1:]):
+            if any(a <= lo and hi <= b for a, b in uncertain):
+                self.pieces.append(_Piece(lo, hi, 0))
+                continue
+            hint = [] if ball_mode else [r for r in roots if lo < r < hi]
+            self.pieces.extend(self._classify(lo, hi, hint, 0))
+
+    # -- certified sign of D at a point / on a piece --
+    def _sign_at(self, x: float) -> int:
+        self.evaluations += 1
+        d = self.diff.sign_value(arb(x), self.phi)
+        return 1 if d > 0 else (-1 if d < 0 else 0)
+
+    def _classify(self, lo: float, hi: float, hint: list[float], depth: int) -> list[_Piece]:
+        xb = _ball(lo, hi)
+        self.evaluations += 1
+        sgn = self.diff.interval_sign(xb, self.phi)
+        if sgn != 0:
+            return [_Piece(lo, hi, sgn)]
+        if self.ball_mode:
+            if depth >= self.max_depth or hi - lo <= self.min_piece:
+                return [_Piece(lo, hi, 0)]
+            m = 0.5 * (lo + hi)
+            return self._classify(lo, m, [], depth + 1) + self._classify(m, hi, [], depth + 1)
+        # a float root hint: try a tight certified bracket around it first
+        if len(hint) == 1 and depth == 0:
+            r = hint[0]
+            h = self.root_width / 2
+            a, b = max(lo, r - h), min(hi, r + h)
+            if lo < a < b < hi:
+                left = self._classify(lo, a, [], 1)
+                mid = self._classify_monotone(a, b)
+                right = self._classify(b, hi, [], 1)
+                if mid is not None:
+                    return left + mid + right
+        dd = self.diff.sign_derivative(xb, self.phi)
+        self.evaluations += 1
+        if dd > 0 or dd < 0:
+            res = self._classify_monotone(lo, hi, known_monotone=True)
+            if res is not None:
+                return res
+        else:
+            # centered (mean value) form: q(X) in q(mid) + q'(X) [-r, r]
+            mid = 0.5 * (lo + hi)
+            qc = self.diff.sign_value(arb(mid), self.phi) + dd * arb(0, 0.5 * (hi - lo))
+            self.evaluations += 1
+            if qc > 0:
+                return [_Piece(lo, hi, 1)]
+            if qc < 0:
+                return [_Piece(lo, hi, -1)]
+        if depth >= self.max_depth or hi - lo <= self.min_piece:
+            return [_Piece(lo, hi, 0)]
+        m = 0.5 * (lo + hi)
+        if not lo < m < hi:
+            return [_Piece(lo, hi, 0)]
+        return (self._classify(lo, m, [r for r in hint if r < m], depth + 1)
+                + self._classify(m, hi, [r for r in hint if r >= m], depth + 1))
+
+    def _classify_monotone(self, lo: float, hi: float, known_monotone: bool = False) -> list[_Piece] | None:
+        """Pieces for [lo, hi] when D is monotone there (checked here unless known)."""
+        if not known_monotone:
+            self.evaluations += 1
+            dd = self.diff.sign_derivative(_ball(lo, hi), self.phi)
+            if not (dd > 0 or dd < 0):
+                return None
+        sl, sh = self._sign_at(lo), self._sign_at(hi)
+        if sl == 0 or sh == 0:
+            if hi - lo <= self.root_width:
+                return [_Piece(lo, hi, 0)]
+            return None
+        if sl == sh:
+            return [_Piece(lo, hi, sl)]
+        # exactly one simple root in (lo, hi): certified bisection down to root_width
+        out_left: list[_Piece] = []
+        out_right: list[_Piece] = []
+        a, b = lo, hi
+        while b - a > self.root_width:
+            m = 0.5 * (a + b)
+            if not a < m < b:
+                break
+            sm = self._sign_at(m)
+            if sm == 0:
+                break
+            if sm == sl:
+                out_left.append(_Piece(a, m, sl))
+                a = m
+            else:
+                out_right.append(_Piece(m, b, sh))
+                b = m
+        return out_left + [_Piece(a, b, 0)] + out_right[::-1]
+
+    # -- runs --
+    def runs(self) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+        """(maximal positive runs, uncertain pieces)."""
+        pos: list[tuple[float, float]] = []
+        unc: list[tuple[float, float]] = []
+        for p in self.pieces:
+            if p.sign > 0:
+                if pos and pos[-1][1] == p.lo:
+                    pos[-1] = (pos[-1][0], p.hi)
+                else:
+                    pos.append((p.lo, p.hi))
+            elif p.sign == 0:
+                unc.append((p.lo, p.hi))
+        return pos, unc
+
+
+# ----------------------------------------------------------------------------------------
+# public API
+
+
+@dataclass
+class ShiftResult:
+    """Certified bounds on H(phi) (and, for a ball of shifts, on H' over the ball)."""
+
+    lower: arb
+    upper: arb
+    derivative: arb | None
+    roots: int
+    uncertain: int
+    evaluations: int
+
+
+class _Engine:
+    def __init__(self, mix: GaussianMixture, epsilon: arb, delta_scale: float, rel_tol: float):
+        self.mix = mix
+        self.eps = epsilon
+        self.diff = _Difference(mix, epsilon.exp(), float(epsilon))
+        s = mix._f_sig
+        scale = max(delta_scale, 1e-300)
+        tail_tol = max(scale * rel_tol * 1e-3, 1e-4000)
+        # Phi(-T) <= tail_tol with T = sqrt(2 log(1/tail_tol)) + 1 (Mills: Phi(-T) <= phi(T)/T)
+        big_t = math.sqrt(2 * math.log(1 / min(tail_tol, 1e-3))) + 1.0 if tail_tol > 0 else 40.0
+        lo_m, hi_m = mix.mean_range
+        self.big_t = big_t
+        self.xr = hi_m + big_t * s
+        self.xl_base = lo_m - big_t * s  # XL = xl_base - phi_max
+        self.root_width = s * 1e-9
+        self.ball_depth = 8
+        self.evaluations = 0
+
+    def window(self, phi_hi: float) -> tuple[float, float]:
+        return self.xl_base - phi_hi, self.xr
+
+    def structure(self, phi: arb) -> _Structure:
+        plo, phi_ = float(phi.lower()), float(phi.upper())
+        floats = [0.5 * (plo + phi_)] if phi_ - plo < 1e-15 * (abs(phi_) + 1) else [plo, 0.5 * (plo + phi_), phi_]
+        xl, xr = self.window(phi_)
+        # ball shifts move roots: allow wider root pieces
+        if len(floats) == 1:
+            st = _Structure(self.diff, phi, floats, xl, xr, self.root_width)
+        else:
+            rw = max(self.root_width, (phi_ - plo) * 0.02)
+            st = _Structure(self.diff, phi, floats, xl, xr, rw, max_depth=self.ball_depth, min_piece=rw)
+        self.evaluations += st.evaluations
+        return st
+
+    def value_at(self, phi: arb) -> ShiftResult:
+        st = self.structure(phi)
+        pos, unc = st.runs()
+        mix = self.mix
+        core = arb(0)
+        for a, b in pos:
+            aa, bb = arb(a), arb(b)
+            core += mix.mass(aa + phi, bb + phi) - self.diff.exp_eps * mix.mass(aa, bb)
+        extra = arb(0)
+        for a, b in unc:
+            d = self.diff.value(_ball(a, b), phi)
+            up = d.upper()
+            if up > 0:
+                extra += arb(b - a) * up
+        xl, xr = st.xl, st.xr
+        extra += mix.mass_below(arb(xl) + phi) + mix.mass_above(arb(xr) + phi)
+        lower = core.lower()
+        if lower < 0:
+            lower = arb(0)
+        upper = (core + extra).upper()
+        return ShiftResult(lower, upper, None, len(unc), len(unc), st.evaluations)
+
+    def derivative_on(self, phi: arb) -> arb:
+        """Enclosure of H'(t) for every t in the ball phi (see module docstring)."""
+        st = self.structure(phi)
+        pos, unc = st.runs()
+        mix = self.mix
+        dh = arb(0)
+        for a, b in pos:
+            dh += mix.density(arb(b) + phi) - mix.density(arb(a) + phi)
+        for a, b in unc:
+            fp = mix.density_derivative(_ball(a, b) + phi)
+            if fp > 0 or fp < 0:
+                # f monotone on Q + phi: int_{Q cap A} f' lies between 0 and f(b+phi) - f(a+phi)
+                dh += arb(0).union(mix.density(arb(b) + phi) - mix.density(arb(a) + phi))
+            else:
+                dh += arb(b - a) * arb(0).union(fp)
+        xl, xr = st.xl, st.xr
+        tails = mix.tail_derivative_mass(arb(xr) + phi, True) + mix.tail_derivative_mass(arb(xl) + phi, False)
+        dh += tails * arb(0, 1)  # [-tails, tails]
+        return dh
+
+
+def hockey_stick_at_shift(mix: GaussianMixture, epsilon: arb, phi: arb, *, delta_scale: float = 1e-12,
+                          rel_tol: float = 1e-14) -> ShiftResult:
+    """Certified ``lower <= H(phi) <= upper`` with ``H(phi) = int (f(x+phi) - e^eps f(x))_+ dx``.
+
+    Valid for every point of the balls ``phi``, ``epsilon`` and the mixture's parameters.
+    ``delta_scale`` only sets the tail window (tails of mass ``<~ 1e-3 rel_tol delta_scale``
+    are bounded, not dropped: they are added to ``upper``).
+    """
+    eng = _Engine(mix, epsilon, delta_scale, rel_tol)
+    return eng.value_at(phi)
+
+
+@dataclass
+class SupResult:
+    """Certified enclosure of delta(eps) = sup over shifts of H, plus search statistics."""
+
+    lower: arb
+    upper: arb
+    argmax: float
+    intervals: int
+    point_evaluations: int
+    decided: str | None  # "le" / "gt" in decision mode when decided, else None
+
+
+def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb | None,
+                       max_intervals: int, initial: int) -> tuple[arb, arb, float, int, int, str | None]:
+    best_lower = arb(0)
+    best_arg = 0.0
+    points: dict[Fraction, ShiftResult] = {}
+
+    def phi_of(t: Fraction) -> arb:
+        return delta_max * arb(t.numerator) / arb(t.denominator)
+
+    def point(t: Fraction) -> ShiftResult:
+        nonlocal best_lower, best_arg
+        if t not in points:
+            r = eng.value_at(phi_of(t))
+            points[t] = r
+            if r.lower > best_lower:
+                best_lower = r.lower
+                best_arg = float(t)
+        return points[t]
+
+    def bound(ta: Fraction, tb: Fraction) -> tuple[arb, bool]:
+        """(upper bound of H on [ta, tb], final?)"""
+        ball = phi_of(ta).union(phi_of(tb))
+        dh = eng.derivative_on(ball)
+        if dh > 0:
+            return point(tb).upper, True
+        if dh < 0:
+            return point(ta).upper, True
+        tm = (ta + tb) / 2
+        r = point(tm)
+        half = (phi_of(tb) - phi_of(ta)) / 2
+        up = r.upper + dh.abs_upper() * half
+        # never worse than the global Lipschitz / TV bound from the two ends
+        alt = point(ta).upper.min(point(tb).upper) + shift_tv_bound(half * 2, eng.mix.sigma)
+        return up.min(alt).upper(), False
+
+    heap: list[tuple[float, int, Fraction, Fraction, arb, bool]] = []
+    counter = 0
+    step = Fraction(1, initial)
+    for i in range(initial):
+        ta, tb = i * step, (i + 1) * step
+        up, fin = bound(ta, tb)
+        heap.append((-float(up), counter, ta, tb, up, fin))
+        counter += 1
+    heapq.heapify(heap)
+    decided = None
+    n_intervals = initial
+    while True:
+        neg_up, _, ta, tb, up, fin = heap[0]
+        global_upper = up  # heap top has the largest upper bound
+        if target is not None:
+            if global_upper <= target:
+                decided = "le"
+                break
+            if best_lower > target:
+                decided = "gt"
+                break
+        gap = global_upper - best_lower
+        if gap <= rel_tol * best_lower or (best_lower == 0 and global_upper <= 0):
+            break
+        if n_intervals >= max_intervals or (tb - ta) < Fraction(1, 2 ** 50):
+            break
+        if fin:
+            # a monotone interval on top: its sup is a certified point value already, so the
+            # remaining gap is that point enclosure's own width (precision / root pieces)
+            break
+        heapq.heappop(heap)
+        tm = (ta + tb) / 2
+        for a, b in ((ta, tm), (tm, tb)):
+            u, f2 = bound(a, b)
+            heapq.heappush(heap, (-float(u), counter, a, b, u, f2))
+            counter += 1
+            n_intervals += 1
+    global_upper = heap[0][4]
+    return best_lower, global_upper, best_arg, n_intervals, len(points), decided
+
+
+def privacy_profile_sup(mix: GaussianMixture, epsilon: arb, sensitivity: arb, *, symmetric: bool,
+                        rel_tol: float = 1e-12, target: arb | None = None, delta_scale: float | None = None,
+                        max_intervals: int = 4000, initial: int = 4) -> SupResult:
+    """Certified enclosure of ``delta(eps) = sup_{|phi| <= Delta} H(phi)``.
+
+    ``symmetric=True`` is the caller's statement that ``f(-x) = f(x)`` (then ``H(-phi) = H(phi)``
+    and one direction suffices); otherwise the mirrored mixture is searched too.
+
+    Without ``target`` the search stops when ``upper - lower <= rel_tol * lower``. With a
+    ``target`` it stops as soon as ``upper <= target`` (decided "le": the mechanism is
+    (eps, target)-DP) or ``lower > target`` (decided "gt": it is not), so a calibration decision
+    costs only the evaluations it needs. ``lower``/``upper`` are certified in every case; when
+    the search runs out of ``max_intervals`` they are still valid, only wider.
+    """
+    scale = delta_scale if delta_scale is not None else (float(target) if target is not None else 1e-6)
+    lowers, uppers, args = [], [], []
+    n_int = n_pts = 0
+    decisions: list[str | None] = []
+    mixes = [mix] if symmetric else [mix, mix.mirrored()]
+    for m in mixes:
+        eng = _Engine(m, epsilon, scale, rel_tol)
+        lo, up, arg, ni, npnt, dec = _sup_one_direction(eng, sensitivity, rel_tol, target, max_intervals, initial)
+        lowers.append(lo)
+        uppers.append(up)
+        args.append(arg)
+        n_int += ni
+        n_pts += npnt
+        decisions.append(dec)
+        if dec == "gt":
+            break
+    lower = lowers[0]
+    upper = uppers[0]
+    for lo in lowers[1:]:
+        lower = lower.max(lo)
+    for up in uppers[1:]:
+        upper = upper.max(up)
+    if "gt" in decisions:
+        decided: str | None = "gt"
+    elif len(decisions) == len(mixes) and all(d == "le" for d in decisions):
+        decided = "le"
+    else:
+        decided = None
+    i = max(range(len(lowers)), key=lambda k: float(lowers[k]))
+    return SupResult(lower, upper, args[i] * (1 if i == 0 else -1), n_int, n_pts, decided)
