@@ -9,6 +9,8 @@ from certdp.mechanisms.laplace import Laplace
 from certdp.mechanisms.uniform import Uniform
 from certdp.mechanisms.generalized_gaussian import GeneralizedGaussian
 import certdp.mechanisms.sgg  # noqa: E402,F401  (sgg, spherical-gaussian, l2-laplace, r1smg)
+from certdp.mechanisms.quasi_gaussian import QuasiGaussian  # noqa: E402  (mixtures)
+from certdp.mechanisms.multi_gaussian import MultiGaussian  # noqa: E402  (mixtures)
 
 __all__ = ["REGISTRY", "Mechanism", "get_mechanism", "mechanism_names", "register",
            "Gaussian", "Laplace", "Uniform", "GeneralizedGaussian"]

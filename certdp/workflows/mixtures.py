@@ -1,0 +1,316 @@
+"""Certified calibrations for the Gaussian-mixture mechanisms of seed 000.
+
+* :func:`qg_paper_calibration` -- Thm 4.2 / Alg. 3-4, certified: ``sigma = max(sigma_1, sigma_2)``.
+  ``sigma_1``: the set ``{sigma : h1 + h2 >= 0}`` is ``[sigma_1, inf)`` (Lemma 4.3: increasing on
+  ``(0, sqrt(2(eps - log delta)) Delta / eps)``, nonnegative beyond; ``sigma_1 = 0`` when
+  ``e^eps + 2 >= 1/delta``), so a certified bracket on the sign of ``h1 + h2`` gives it.
+  ``sigma_2``: ``{sigma : max_[0,D] f_q <= e^eps min_[0,D] f_q} = [sigma_2, inf)`` (Lemma 4.5: the
+  ratio decreases in sigma). The golden-section searches of Alg. 4 are replaced by certified
+  enclosures of the max and min: on ``[a, b] in [0, D]`` the two terms of
+  ``F(x) = e^eps g(x) + g(x - D)`` (``g(u) = exp(-u^2/2s^2)``) are monotone (decreasing /
+  increasing), so ``F([a, b]) in [e^eps g(b) + g(a - D), e^eps g(a) + g(b - D)]`` exactly, and
+  adaptive bisection tightens the enclosures. The returned safe sigma is the larger of the two
+  certified upper bracket ends; by Thm 4.2 it is (eps, delta)-DP. We additionally verify it with
+  the exact engine when asked (``verify=True``).
+* :func:`exact_calibration` -- the smallest sigma the exact engine certifies, through the
+  foundation's :func:`certified_monotone_bracket`, with the engine in decision mode (it stops as
+  soon as ``delta(eps) <= delta`` or ``> delta`` is proven).  Monotonicity: MG by Lemma 3.4; for QG
+  it is *not proven* -- the certificate then states only that the safe end is private and the
+  other end is not.
+* :func:`zcdp_composition` -- Cor. 3.7-3.8 for MG (and the Gaussian):
+  ``rho_tot = sum Delta_t^2 / (2 sigma_t^2)``, ``eps_tot = rho_tot + 2 sqrt(rho_tot log(1/delta_tot))``,
+  rounded up (certified upper bound).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Sequence
+
+from flint import arb, ctx
+
+from certdp.certificate import Certificate, Stopwatch
+from certdp.mechanisms.base import parameter_string
+from certdp.numbers import (
+    Enclosure,
+    InputError,
+    arb_of,
+    certified_monotone_bracket,
+    decimal_bounds,
+    exact_str,
+    normal_cdf,
+    parse_positive,
+    parse_probability,
+)
+
+__all__ = ["qg_paper_calibration", "exact_calibration", "zcdp_composition", "qg_sigma1_profile",
+           "qg_ratio_enclosure"]
+
+
+# ------------------------------------------------------------------------------ QG, Thm 4.2
+
+
+def qg_sigma1_profile(epsilon: Fraction, sensitivity: Fraction):
+    """t -> -h1(t) / (e^eps + 2 Phi(D/t)); ``<= delta`` iff ``h1 + h2 >= 0`` (Thm 4.2 (4a))."""
+
+    def profile(t: arb) -> arb:
+        e = arb_of(epsilon)
+        d = arb_of(sensitivity)
+        a = -e * t / d
+        h1 = (2 * e).exp() * normal_cdf(a - d / t) - normal_cdf(a + d / t)
+        return -h1 / (e.exp() + 2 * normal_cdf(d / t))
+
+    return profile
+
+
+def _f_terms(x: arb, s: arb, ee: arb, d: arb) -> tuple[arb, arb]:
+    """(e^eps g(x), g(x - D)) at a point x."""
+    two_s2 = 2 * s * s
+    return ee * (-(x * x) / two_s2).exp(), (-((x - d) * (x - d)) / two_s2).exp()
+
+
+def qg_ratio_enclosure(sigma: arb, epsilon: arb, sensitivity: arb, rel_tol: float | None = None) -> arb:
+    """Enclosure of max_[0,D] f_q / (e^eps min_[0,D] f_q) at every point of the ball ``sigma``.
+
+    Certified by monotone endpoint bounds on sub-intervals (module docstring) and adaptive
+    bisection until the enclosures of the max and of the min have relative width ``rel_tol``
+    (default ``2^(-prec/3)``) or 4000 pieces.
+    """
+    if rel_tol is None:
+        rel_tol = 2.0 ** (-ctx.prec / 3)
+    ee = epsilon.exp()
+    d = sensitivity
+    cache: dict[Fraction, tuple[arb, arb]] = {}
+
+    def terms(t: Fraction) -> tuple[arb, arb]:
+        if t not in cache:
+            cache[t] = _f_terms(d * arb(t.numerator) / arb(t.denominator), sigma, ee, d)
+        return cache[t]
+
+    two_s2 = 2 * sigma * sigma
+    s2 = sigma * sigma
+
+    def piece(a: Fraction, b: Fraction) -> tuple[arb, arb]:
+        ga, ha = terms(a)
+        gb, hb = terms(b)
+        lo, up = gb + ha, ga + hb  # monotone endpoint bounds of F on [a, b] (in units of D)
+        # mean-value form: F([a,b]) in F(m) + F'([a,b]) [-w/2, w/2] (second order near an extremum)
+        xa = d * arb(a.numerator) / arb(a.denominator)
+        xb = d * arb(b.numerator) / arb(b.denominator)
+        xm = (xa + xb) / 2
+        half = (xb - xa) / 2
+        xball = xm + half * arb(0, 1)
+        fp = (-ee * xball / s2 * (-(xball * xball) / two_s2).exp()
+              - (xball - d) / s2 * (-((xball - d) * (xball - d)) / two_s2).exp())
+        gm, hm = _f_terms(xm, sigma, ee, d)
+        dev = fp.abs_upper() * half
+        mv_lo, mv_up = gm + hm - dev, gm + hm + dev
+        return (mv_lo if mv_lo > lo else lo), (mv_up if mv_up < up else up)
+
+    def extremum(maximize: bool) -> tuple[arb, arb]:
+        """(lower, upper) enclosure of max F (maximize) or min F over [0, D]."""
+        sign = -1.0 if maximize else 1.0
+        heap: list[tuple[float, int, Fraction, Fraction, arb]] = []
+        cnt = 0
+        n = 16
+        for i in range(n):
+            a, b = Fraction(i, n), Fraction(i + 1, n)
+            lo, up = piece(a, b)
+            bound = up if maximize else lo
+            heap.append((sign * float(bound.mid()), cnt, a, b, bound))
+            cnt += 1
+        heapq.heapify(heap)
+        pieces = n
+        best = None
+        while True:
+            _, _, a, b, bound = heap[0]
+            for t in (a, b):
+                v = sum(terms(t))
+                if best is None or (maximize and v.mid() > best.mid()) or (not maximize and v.mid() < best.mid()):
+                    best = v
+            if maximize:
+                done = float(bound.upper()) <= float(best.lower()) * (1 + rel_tol)
+            else:
+                done = float(bound.lower()) >= float(best.upper()) * (1 - rel_tol)
+            if done or pieces > 4000:
+                return (best, bound) if maximize else (bound, best)
+            heapq.heappop(heap)
+            m = (a + b) / 2
+            for aa, bb in ((a, m), (m, b)):
+                lo2, up2 = piece(aa, bb)
+                bd = up2 if maximize else lo2
+                heapq.heappush(heap, (sign * float(bd.mid()), cnt, aa, bb, bd))
+                cnt += 1
+                pieces += 1
+
+    max_lo, max_hi = extremum(True)
+    min_lo, min_hi = extremum(False)
+    r_lo = max_lo.lower() / (ee * min_hi.upper())
+    r_hi = max_hi.upper() / (ee * min_lo.lower())
+    return r_lo.lower() / 2 + r_hi.upper() / 2 + (r_hi.upper() - r_lo.lower()) / 2 * arb(0, 1)
+
+
+def _qg_sigma2_profile(epsilon: Fraction, sensitivity: Fraction):
+    def profile(t: arb) -> arb:
+        return qg_ratio_enclosure(t, arb_of(epsilon), arb_of(sensitivity))
+
+    return profile
+
+
+def qg_paper_calibration(*, epsilon: object, delta: object, sensitivity: object = 1,
+                         rtol: object = Fraction(1, 10**12), verify: bool = False) -> Certificate:
+    """Certified version of seed 000's Thm 4.2 / Alg. 3-4 for the quasi-Gaussian mechanism."""
+    clock = Stopwatch()
+    eps = parse_positive(epsilon, "epsilon")
+    dq = parse_probability(delta, "delta")
+    d = parse_positive(sensitivity, "sensitivity")
+    tol = parse_positive(rtol, "rtol")
+    from certdp.workflows.mixtures_float import qg_sigma1_float, qg_sigma2_float
+
+    ef, df = float(eps), float(dq)
+    notes: list[str] = []
+    # sigma_1 (Lemma 4.3): zero when e^eps + 2 >= 1/delta -- decided exactly in Arb
+    with_s1 = True
+    e_test = arb_of(eps).exp() + 2 - 1 / arb_of(dq)
+    if e_test >= 0:
+        with_s1 = False
+        notes.append("sigma_1 = 0 (e^eps + 2 >= 1/delta, Lemma 4.3)")
+    s1 = None
+    if with_s1:
+        try:
+            cand1: float | None = qg_sigma1_float(ef, df, float(d))
+        except (ValueError, ArithmeticError):
+            cand1 = None
+        s1 = certified_monotone_bracket(qg_sigma1_profile(eps, d), dq, increasing=False, candidate=cand1,
+                                        rtol=tol)
+    try:
+        cand2: float | None = qg_sigma2_float(ef, float(d))
+    except (ValueError, ArithmeticError):
+        cand2 = None
+    s2 = certified_monotone_bracket(_qg_sigma2_profile(eps, d), Fraction(1), increasing=False,
+                                    candidate=cand2, rtol=tol)
+    safe = s2.safe if s1 is None else max(s1.safe, s2.safe)
+    binding = "sigma_2" if s1 is None or s2.safe >= s1.safe else "sigma_1"
+    extra: dict[str, Any] = {
+        "sigma_1_interval": None if s1 is None else [str(s1.lo), str(s1.hi)],
+        "sigma_2_interval": [str(s2.lo), str(s2.hi)],
+        "binding": binding,
+        "notes": notes,
+    }
+    delta_enc = ["", ""]
+    if verify:
+        from certdp.mechanisms.quasi_gaussian import QuasiGaussian
+
+        with_prec = 128
+        from certdp.numbers import working_precision
+
+        with working_precision(with_prec):
+            ball = QuasiGaussian.profile_ball(arb_of(Fraction(safe)), arb_of(eps), sensitivity=d, rel_tol=1e-6,
+                                              target=arb_of(dq))
+            delta_enc = list(decimal_bounds(ball))
+            extra["exact_engine_check"] = "delta(eps) <= delta" if ball <= arb_of(dq) else "NOT CONFIRMED"
+    lo_end = s2.lo if binding == "sigma_2" else s1.lo  # type: ignore[union-attr]
+    return Certificate(
+        kind="calibration",
+        mechanism="quasi-gaussian",
+        parameters={"sensitivity": exact_str(d)},
+        inputs={"epsilon": exact_str(eps), "delta": exact_str(dq), "rtol": exact_str(tol)},
+        method="paper-thm-4.2",
+        lemma="seed 000 Thm 4.2 (sufficient condition), Lemmas 4.3-4.5; certified brackets for sigma_1, sigma_2",
+        delta_enclosure=delta_enc,
+        parameter="sigma",
+        value=safe,
+        interval=(lo_end, safe),
+        safe_side="upper",
+        guarantee=(f"quasi-gaussian noise with sigma = {safe} satisfies the sufficient condition of seed 000 "
+                   f"Thm 4.2, hence is ({exact_str(eps)}, {exact_str(dq)})-DP; {lo_end} violates that condition "
+                   f"(which does not make it non-private)."),
+        precision_bits=max(s2.precision_bits, 0 if s1 is None else s1.precision_bits),
+        timing_seconds=clock.elapsed(),
+        extra=extra,
+    ).seal()
+
+
+# ------------------------------------------------------------------------------ exact
+
+
+def exact_calibration(mechanism: str, *, epsilon: object, delta: object, rtol: object = Fraction(1, 10**6),
+                      candidate: float | None = None, **fixed: Any) -> Certificate:
+    """Smallest sigma certified by the exact engine (QG or MG) -- see the module docstring."""
+    from certdp.mechanisms import get_mechanism
+    from certdp.workflows.common import resolve_fixed
+
+    clock = Stopwatch()
+    cls = get_mechanism(mechanism)
+    if cls.name not in ("quasi-gaussian", "multi-gaussian"):
+        raise InputError("mechanism", "exact_calibration handles quasi-gaussian and multi-gaussian")
+    eps = parse_positive(epsilon, "epsilon")
+    dq = parse_probability(delta, "delta")
+    tol = parse_positive(rtol, "rtol")
+    params = resolve_fixed(cls, fixed)
+    d_arb_target = dq
+
+    def profile(t: arb) -> arb:
+        return cls.profile_ball(t, arb_of(eps), rel_tol=1e-9, target=arb_of(d_arb_target), **params)
+
+    if candidate is None:
+        from certdp.workflows.mixtures_float import analytic_gaussian_sigma_float, qg_paper_sigma_float
+
+        try:
+            if cls.name == "quasi-gaussian":
+                candidate = 0.98 * qg_paper_sigma_float(float(eps), float(dq), float(params["sensitivity"]))
+            else:
+                candidate = 0.8 * analytic_gaussian_sigma_float(float(eps), float(dq), float(params["sensitivity"]))
+        except (ValueError, ArithmeticError):
+            candidate = None
+    br = certified_monotone_bracket(profile, dq, increasing=False, candidate=candidate, rtol=tol)
+    mono = ("delta non-increasing in sigma (seed 000 Lemma 3.4), so every sigma >= value is private"
+            if cls.name == "multi-gaussian" else
+            "monotonicity in sigma is not proven for QG: certified are the two ends only")
+    return Certificate(
+        kind="calibration",
+        mechanism=cls.name,
+        parameters={k: parameter_string(v) for k, v in params.items()},
+        inputs={"epsilon": exact_str(eps), "delta": exact_str(dq), "rtol": exact_str(tol)},
+        method="exact",
+        lemma=cls.lemma + "; " + mono,
+        delta_enclosure=br.delta_at_safe.strings(),
+        parameter="sigma",
+        value=br.safe,
+        interval=(br.lo, br.hi),
+        safe_side="upper",
+        guarantee=(f"{cls.name} noise with sigma = {br.safe} is ({exact_str(eps)}, {exact_str(dq)})-DP "
+                   f"(exact profile certified); sigma = {br.unsafe} is not."),
+        precision_bits=br.precision_bits,
+        timing_seconds=clock.elapsed(),
+        extra={"evaluations": br.evaluations, "delta_enclosure_at_unsafe_end": br.delta_at_unsafe.strings(),
+               "monotonicity": mono},
+    ).seal()
+
+
+# ------------------------------------------------------------------------------ zCDP
+
+
+def zcdp_composition(sigmas: Sequence[object], sensitivities: Sequence[object], delta_total: object) -> dict[str, str]:
+    """Cor. 3.7-3.8: rho_tot and a certified upper bound on eps_tot for the composition.
+
+    Valid for multi-Gaussian (any K) and Gaussian mechanisms (Cor. 3.7: rho = Delta^2/(2 sigma^2) by
+    quasi-convexity of the Renyi divergence); NOT for the quasi-Gaussian (its zCDP is not shown).
+    """
+    if len(sigmas) != len(sensitivities) or not sigmas:
+        raise InputError("sigmas", "need one sensitivity per sigma (and at least one)")
+    sig = [parse_positive(s, "sigma") for s in sigmas]
+    sen = [parse_positive(s, "sensitivity") for s in sensitivities]
+    dt = parse_probability(delta_total, "delta_total")
+    rho = sum((s2 * s2 / (2 * s1 * s1) for s1, s2 in zip(sig, sen)), Fraction(0))
+    from certdp.numbers import working_precision
+
+    with working_precision(128):
+        r = arb_of(rho)
+        eps_tot = r + 2 * (r * (1 / arb_of(dt)).log()).sqrt()
+        lo, hi = decimal_bounds(eps_tot)
+    return {"rho_total": exact_str(rho), "epsilon_total_upper": hi, "epsilon_total_lower": lo,
+            "delta_total": exact_str(dt)}
