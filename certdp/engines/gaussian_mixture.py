@@ -196,6 +196,7 @@ class GaussianMixture:
         self._f_sdir = np.array([0 if c.support is None else c.support[1] for c in self.components])
         self._f_sval = np.array([0.0 if c.support is None else c.support[0] for c in self.components])
         self.breakpoints = sorted({c.support[0] for c in self.components if c.support is not None})
+        self._f_has_support = bool(self.breakpoints)
 
     # -- structure --
     def mirrored(self) -> "GaussianMixture":
@@ -297,14 +298,13 @@ class GaussianMixture:
     def log_density_float(self, x: np.ndarray) -> np.ndarray:
         z = (x[:, None] - self._f_mu[None, :]) / self._f_sig
         terms = self._f_logw[None, :] - 0.5 * z * z
-        inside = np.ones_like(terms, dtype=bool)
-        pos = self._f_sdir > 0
-        neg = self._f_sdir < 0
-        if pos.any():
+        if self._f_has_support:
+            inside = np.ones_like(terms, dtype=bool)
+            pos = self._f_sdir > 0
+            neg = self._f_sdir < 0
             inside[:, pos] = x[:, None] >= self._f_sval[None, pos]
-        if neg.any():
             inside[:, neg] = x[:, None] < self._f_sval[None, neg]
-        terms = np.where(inside, terms, -np.inf)
+            terms = np.where(inside, terms, -np.inf)
         mx = terms.max(axis=1)
         mx_safe = np.where(np.isfinite(mx), mx, 0.0)
         with np.errstate(divide="ignore"):
@@ -426,7 +426,7 @@ class _Difference:
     # float guide: g(x) = log f(x + phi) - eps - log f(x) has the sign of D
     def float_roots(self, phi: float, xl: float, xr: float) -> list[float]:
         s = self.mix._f_sig
-        n = int(min(20000, max(800, 40 * (xr - xl) / s)))
+        n = int(min(20000, max(400, 24 * (xr - xl) / s)))
         xs = np.linspace(xl, xr, n)
 
         def g(x: np.ndarray) -> np.ndarray:
@@ -440,7 +440,7 @@ class _Difference:
         a = xs[idx].copy()
         b = xs[idx + 1].copy()
         ga = gs[idx].copy()
-        for _ in range(60):
+        for _ in range(44):
             m = 0.5 * (a + b)
             gm = g(m)
             left = np.sign(gm) == np.sign(ga)
@@ -482,12 +482,14 @@ class _Structure:
             mids = per_sample[len(per_sample) // 2]
             for r in roots:
                 uncertain.append((r - pad, r + pad))
+            reach = max(0.25 * diff.mix._f_sig, 50.0 * (float(phi.upper()) - float(phi.lower())))
             for r in mids:
                 lo_r, hi_r = r, r
                 for rs in per_sample:
                     if rs:
                         nearest = min(rs, key=lambda t: abs(t - r))
-                        lo_r, hi_r = min(lo_r, nearest), max(hi_r, nearest)
+                        if abs(nearest - r) <= reach:  # else: a root pair is born/dies in the ball
+                            lo_r, hi_r = min(lo_r, nearest), max(hi_r, nearest)
                 uncertain.append((lo_r - pad, hi_r + pad))
         plo, phi_hi = float(phi.lower()), float(phi.upper())
         for s_ in diff.mix.breakpoints:
@@ -701,9 +703,26 @@ class _Engine:
         pos, unc = st.runs()
         mix = self.mix
         dh = arb(0)
+        chunk = mix._f_sig / 8
         for a, b in pos:
-            dh += mix.density(arb(b) + phi) - mix.density(arb(a) + phi)
+            ends = mix.density(arb(b) + phi) - mix.density(arb(a) + phi)
+            if b - a < 64 * chunk:
+                # mean-value form on chunks: int_a^b f'(x + phi) dx in sum |chunk| f'(chunk + phi)
+                n = max(1, min(64, int((b - a) / chunk) + 1))
+                edges = [a + (b - a) * i / n for i in range(n)] + [b]
+                mv = arb(0)
+                for c0, c1 in zip(edges, edges[1:]):
+                    mv += arb(c1 - c0) * mix.density_derivative(_ball(c0, c1) + phi)
+                both = ends.intersection(mv)
+                dh += both if both.is_finite() else ends
+            else:
+                dh += ends
+        split: list[tuple[float, float]] = []
         for a, b in unc:
+            n = max(1, min(64, int((b - a) / chunk) + 1))
+            edges = [a + (b - a) * i / n for i in range(n)] + [b]
+            split.extend(zip(edges, edges[1:]))
+        for a, b in split:
             fp = mix.density_derivative(_ball(a, b) + phi)
             if fp > 0 or fp < 0:
                 # f monotone on Q + phi: int_{Q cap A} f' lies between 0 and f(b+phi) - f(a+phi)

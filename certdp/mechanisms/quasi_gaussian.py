@@ -90,7 +90,7 @@ class QuasiGaussian(Mechanism):
     # ------------------------------------------------------------------ profile
     @classmethod
     def profile_ball(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1),
-                     shape_epsilon: Fraction | None = None, rel_tol: float = 1e-10,
+                     shape_epsilon: Fraction | None = None, rel_tol: float = 1e-7,
                      target: arb | None = None) -> arb:
         se = epsilon if shape_epsilon is None else arb_of(shape_epsilon)
         d = arb_of(sensitivity)
