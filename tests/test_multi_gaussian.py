@@ -1,0 +1,76 @@
+"""Multi-Gaussian (seed 000 Sec. 3): moments, sampler, K = 0 == Gaussian, zCDP composition."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from flint import arb
+
+from certdp.mechanisms import get_mechanism
+from certdp.mechanisms.gaussian import Gaussian
+from certdp.mechanisms.multi_gaussian import MultiGaussian
+from certdp.numbers import InputError, working_precision
+from certdp.workflows.mixtures import zcdp_composition
+
+mpmath.mp.dps = 50
+
+
+def _inside(ball: arb, x) -> bool:
+    lo = mpmath.mpf(ball.lower().str(45, radius=False))
+    hi = mpmath.mpf(ball.upper().str(45, radius=False))
+    return lo - mpmath.mpf("1e-40") <= x <= hi + mpmath.mpf("1e-40")
+
+
+def test_registered_and_bad_components():
+    assert get_mechanism("multi-gaussian") is MultiGaussian
+    with pytest.raises(InputError):
+        MultiGaussian("1", components=-1)
+
+
+@pytest.mark.parametrize("sigma,eps,k", [("0.3", "1", 2), ("0.8", "0.5", 4)])
+def test_closed_form_moments_match_quadrature(sigma, eps, k):
+    s, e = mpmath.mpf(sigma), mpmath.mpf(eps)
+    ws = [mpmath.e ** (-abs(j) * e) for j in range(-k, k + 1)]
+    z = sum(ws)
+    f = lambda x: sum(w * mpmath.npdf(x, j, s) for w, j in zip(ws, range(-k, k + 1))) / z  # noqa: E731
+    pts = [-k - 30 * s] + list(range(-k, k + 1)) + [k + 30 * s]
+    m1 = mpmath.quad(lambda x: abs(x) * f(x), pts)
+    m2 = mpmath.quad(lambda x: x * x * f(x), pts)
+    with working_precision(160):
+        m = MultiGaussian(sigma, components=k, shape_epsilon=eps)
+        assert _inside(m.mean_abs(), m1)
+        assert _inside(m.mean_square(), m2)
+
+
+def test_sampler_moments():
+    m = MultiGaussian("0.3", components=3, shape_epsilon="1")
+    x = m.sample(200_000, np.random.default_rng(11))
+    with working_precision(64):
+        m2 = float(m.mean_square())
+    assert abs(np.mean(x * x) - m2) < 5 * np.std(x * x) / math.sqrt(x.size)
+
+
+@pytest.mark.parametrize("sigma,eps", [("0.7", "1"), ("2", "0.25")])
+def test_k0_profile_equals_gaussian(sigma, eps):
+    with working_precision(128):
+        mg = MultiGaussian.profile_ball(arb(sigma), arb(eps), components=0, rel_tol=1e-12)
+        g = Gaussian.profile_ball(arb(sigma), arb(eps))
+        assert mg.overlaps(g)
+        assert float(mg.rad()) < 1e-10 * float(g.mid())
+
+
+def test_monotone_in_sigma_lemma_3_4():
+    with working_precision(128):
+        vals = [MultiGaussian.profile_ball(arb(s), arb(1), components=1, rel_tol=1e-8) for s in ("0.5", "0.6", "0.7")]
+        assert vals[0] > vals[1] > vals[2]
+
+
+def test_zcdp_composition():
+    out = zcdp_composition(["1", "2"], ["1", "1"], "1e-5")
+    rho = mpmath.mpf(1) / 2 + mpmath.mpf(1) / 8
+    assert out["rho_total"] == "0.625"
+    eps = rho + 2 * mpmath.sqrt(rho * mpmath.log(mpmath.mpf(10) ** 5))
+    assert mpmath.mpf(out["epsilon_total_lower"]) <= eps <= mpmath.mpf(out["epsilon_total_upper"])
