@@ -104,20 +104,18 @@ class MultiGaussian(Mechanism):
         return s, arb_of(self.sensitivity), _weights(arb_of(self.shape_epsilon), self.components)
 
     def mean_abs(self) -> arb:
-        """E|X| = sum_k p_k E|N(k D, s^2)|, E|N(mu, s^2)| = s sqrt(2/pi) e^{-mu^2/2s^2} + mu (1 - 2 Phi(-mu/s))."""
-        s, d, ws = self._setup()
-        total = arb(0)
-        for w, k in zip(ws, range(-self.components, self.components + 1)):
-            mu = k * d
-            total += w * (s * (2 / arb.pi()).sqrt() * (-(mu * mu) / (2 * s * s)).exp()
-                          + mu * (1 - 2 * normal_cdf(-mu / s)))
-        return total
+        """E|X| (App. B.2), from the generated SymPy evaluator (certdp/generated/arb_multi_gaussian.py)."""
+        from certdp.generated import arb_multi_gaussian as gen
+
+        s, d, _ = self._setup()
+        return gen.mean_abs(s, arb_of(self.shape_epsilon), d, self.components)
 
     def mean_square(self) -> arb:
-        """E X^2 = s^2 + D^2 sum_k p_k k^2."""
-        s, d, ws = self._setup()
-        return s * s + d * d * sum((w * (k * k) for w, k in zip(ws, range(-self.components, self.components + 1))),
-                                   arb(0))
+        """E X^2 = s^2 + D^2 sum_k p_k k^2 (App. B.2), from the generated SymPy evaluator."""
+        from certdp.generated import arb_multi_gaussian as gen
+
+        s, d, _ = self._setup()
+        return gen.mean_square(s, arb_of(self.shape_epsilon), d, self.components)
 
     def sample(self, size: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """Pick k with probability p_k, then N(k Delta, sigma^2) (App. B.1; floating point)."""
