@@ -1,0 +1,237 @@
+"""CLI for the Gaussian-mixture mechanisms of seed 000 (quasi-Gaussian, multi-Gaussian)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from certdp.cli.common import (
+    console, delta_option, emit_certificate, epsilon_option, json_option, output_option, print_json,
+    rtol_option, sensitivity_option,
+)
+from certdp.cli.groups import audit, calibrate, cli, profile
+from certdp.numbers import InputError
+
+
+def _table_group() -> click.Group:
+    existing = cli.commands.get("table")
+    if isinstance(existing, click.Group):
+        return existing
+
+    @cli.group("table")
+    def table() -> None:
+        """Reproduce the papers' tables with certified numbers."""
+
+    return table
+
+
+table_group = _table_group()
+
+
+# ---------------------------------------------------------------- calibrate
+@calibrate.command("quasi-gaussian")
+@epsilon_option
+@delta_option
+@sensitivity_option
+@click.option("--method", type=click.Choice(["paper", "exact"]), default="paper", show_default=True,
+              help="paper: certified Thm 4.2 (Alg. 3-4); exact: smallest sigma the exact engine certifies.")
+@rtol_option
+@json_option
+@output_option
+def calibrate_qg(epsilon, delta, sensitivity, method, rtol, as_json, output):
+    """Sigma of the quasi-Gaussian mixture (seed 000 Def. 4.1), certified."""
+    from certdp.workflows.mixtures import exact_calibration, qg_paper_calibration
+
+    if method == "paper":
+        cert = qg_paper_calibration(epsilon=epsilon, delta=delta, sensitivity=sensitivity, rtol=rtol)
+    else:
+        cert = exact_calibration("quasi-gaussian", epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                                 rtol=max_rtol(rtol))
+    sys.exit(emit_certificate(cert, as_json, output))
+
+
+def max_rtol(rtol: str) -> str:
+    """The exact engine's bracket defaults to 1e-6 (each probe is a branch and bound)."""
+    from fractions import Fraction
+
+    from certdp.numbers import parse_positive
+
+    return rtol if parse_positive(rtol, "rtol") >= Fraction(1, 10**6) else "1e-6"
+
+
+@calibrate.command("multi-gaussian")
+@epsilon_option
+@delta_option
+@sensitivity_option
+@click.option("--components", "-K", required=True, type=int, help="K: 2K+1 Gaussians.")
+@click.option("--eta", default=None, help="Discretization of Thm 3.2 (paper method; not available, see docs).")
+@click.option("--method", type=click.Choice(["paper", "exact"]), default="exact", show_default=True)
+@rtol_option
+@json_option
+@output_option
+def calibrate_mg(epsilon, delta, sensitivity, components, eta, method, rtol, as_json, output):
+    """Sigma of the multi-Gaussian mixture MG(sigma, K) (seed 000 Def. 3.1), certified."""
+    from certdp.workflows.mixtures import exact_calibration
+
+    if method == "paper" or eta is not None:
+        raise InputError("method", "the certified Alg. 1-2 (eta grid) is not implemented: its grid has "
+                                   "ceil(Delta/(sqrt(2 pi) eta sigma delta)) shifts; use --method exact")
+    cert = exact_calibration("multi-gaussian", epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                             components=components, rtol=max_rtol(rtol))
+    sys.exit(emit_certificate(cert, as_json, output))
+
+
+# ---------------------------------------------------------------- profile / audit
+def _profile_value(name: str, sigma: str, epsilon: str, sensitivity: str, components: int | None,
+                   target: str | None = None):
+    from fractions import Fraction
+
+    from flint import arb
+
+    from certdp.engines.gaussian_mixture import privacy_profile_sup
+    from certdp.mechanisms.multi_gaussian import multi_gaussian_mixture
+    from certdp.mechanisms.quasi_gaussian import quasi_gaussian_mixture
+    from certdp.numbers import arb_of, decimal_bounds, parse_positive, working_precision
+
+    s = parse_positive(sigma, "sigma")
+    e = parse_positive(epsilon, "epsilon")
+    d = parse_positive(sensitivity, "sensitivity")
+    with working_precision(128):
+        if name == "multi-gaussian":
+            mix = multi_gaussian_mixture(arb_of(s), arb_of(e), arb_of(d), int(components or 0))
+        else:
+            mix = quasi_gaussian_mixture(arb_of(s), arb_of(e), arb_of(d))
+        tgt = None if target is None else arb_of(Fraction(target))
+        res = privacy_profile_sup(mix, arb_of(e), arb_of(d), symmetric=True, rel_tol=1e-8, target=tgt)
+        lo = decimal_bounds(res.lower)[0]
+        hi = decimal_bounds(res.upper)[1]
+        witness = None
+        if res.decided == "gt":
+            from certdp.engines.gaussian_mixture import _Engine
+
+            phi = arb_of(d) * arb(res.argmax)
+            eng = _Engine(mix, arb_of(e), float(target), 1e-8)
+            st = eng.structure(phi)
+            runs, _ = st.runs()
+            val = eng.value_at(phi)
+            witness = {"shift_phi": repr(res.argmax * float(d)),
+                       "set_where_f(x+phi)>e^eps f(x)": [[repr(a), repr(b)] for a, b in runs],
+                       "certified_H(phi)_lower": decimal_bounds(val.lower)[0],
+                       "certified_excess_over_delta": decimal_bounds(val.lower - arb_of(Fraction(target)))[0]}
+    return lo, hi, res, witness
+
+
+for _name in ("quasi-gaussian", "multi-gaussian"):
+    def _make(name: str):
+        @click.option("--sigma", required=True)
+        @epsilon_option
+        @sensitivity_option
+        @click.option("--components", "-K", type=int, default=None, help="K (multi-gaussian only).")
+        @json_option
+        def command(sigma, epsilon, sensitivity, components, as_json):
+            lo, hi, res, _ = _profile_value(name, sigma, epsilon, sensitivity, components)
+            data = {"mechanism": name, "sigma": sigma, "epsilon": epsilon, "components": components,
+                    "delta_enclosure": [lo, hi], "worst_shift_fraction": res.argmax,
+                    "intervals": res.intervals, "point_evaluations": res.point_evaluations}
+            if as_json:
+                print_json(data)
+            else:
+                console.print(f"{name} sigma={sigma} eps={epsilon}: delta(eps) in [{lo}, {hi}] "
+                              f"(worst shift {res.argmax:.6g} Delta; {res.intervals} shift intervals)")
+
+        command.__doc__ = f"Certified delta(epsilon) of the {name} mechanism (exact engine)."
+        return command
+
+    profile.command(_name)(_make(_name))
+
+
+@audit.command("multi-gaussian")
+@click.option("--sigma", required=True)
+@click.option("--components", "-K", type=int, required=True)
+@epsilon_option
+@delta_option
+@sensitivity_option
+@json_option
+def audit_mg(sigma, components, epsilon, delta, sensitivity, as_json):
+    """Is MG(sigma, K) (epsilon, delta)-DP? VALID / VIOLATED (with witness) / UNDECIDED."""
+    lo, hi, res, witness = _profile_value("multi-gaussian", sigma, epsilon, sensitivity, components, target=delta)
+    verdict = {"le": "VALID", "gt": "VIOLATED"}.get(res.decided or "", "UNDECIDED")
+    data = {"verdict": verdict, "delta_enclosure": [lo, hi], "claimed_delta": delta, "witness": witness}
+    if as_json:
+        print_json(data)
+    else:
+        console.print(f"{verdict}: true delta in [{lo}, {hi}] vs claimed {delta}")
+        if witness:
+            console.print(witness)
+    sys.exit({"VALID": 0, "VIOLATED": 1}.get(verdict, 3))
+
+
+# ---------------------------------------------------------------- zCDP
+@cli.command("zcdp-compose")
+@click.option("--sigma", "sigmas", multiple=True, required=True, help="Repeat per mechanism.")
+@click.option("--sensitivity", "sensitivities", multiple=True, help="Repeat per mechanism (default 1).")
+@click.option("--delta", "delta_total", required=True)
+@json_option
+def zcdp_command(sigmas, sensitivities, delta_total, as_json):
+    """Composition of multi-Gaussian / Gaussian mechanisms by zCDP (seed 000 Cor. 3.7-3.8)."""
+    from certdp.workflows.mixtures import zcdp_composition
+
+    sens = list(sensitivities) or ["1"] * len(sigmas)
+    out = zcdp_composition(list(sigmas), sens, delta_total)
+    if as_json:
+        print_json(out)
+    else:
+        console.print(f"rho_tot = {out['rho_total']}; ({out['epsilon_total_upper']}, {delta_total})-DP")
+
+
+# ---------------------------------------------------------------- tables
+@table_group.command("mixtures")
+@json_option
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Heatmap of our l2 improvement (PNG).")
+def table_mixtures(as_json, plot):
+    """Seed 000 Tables 5-6 (QG vs analytic Gaussian), certified, beside the paper's values."""
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from certdp.workflows.mixtures_tables import DELTAS, EPSILONS, PAPER_TABLE5, PAPER_TABLE6, qg_tables
+
+    with Progress(console=console, transient=True, disable=as_json) as bar:
+        task = bar.add_task("QG vs analytic Gaussian (certified)", total=len(DELTAS) * len(EPSILONS))
+        rows = qg_tables(lambda cell: bar.advance(task))
+    dev5 = max(abs(c.l1_improvement - PAPER_TABLE5[i][j]) for i, r in enumerate(rows) for j, c in enumerate(r))
+    dev6 = max(abs(c.l2_improvement - PAPER_TABLE6[i][j]) for i, r in enumerate(rows) for j, c in enumerate(r))
+    if as_json:
+        print_json({"table5_l1": [[c.l1_improvement for c in r] for r in rows],
+                    "table6_l2": [[c.l2_improvement for c in r] for r in rows],
+                    "sigma_qg": [[c.sigma_qg for c in r] for r in rows],
+                    "sigma_gaussian": [[c.sigma_gaussian for c in r] for r in rows],
+                    "max_abs_deviation_pp": {"table5": dev5, "table6": dev6}})
+    else:
+        for title, key, paper in (("Table 5 (l1)", "l1_improvement", PAPER_TABLE5),
+                                  ("Table 6 (l2)", "l2_improvement", PAPER_TABLE6)):
+            t = Table(title=f"{title}: ours / paper, improvement % of QG over the analytic Gaussian")
+            t.add_column("delta \\ eps")
+            for e in EPSILONS:
+                t.add_column(e, justify="right")
+            for i, r in enumerate(rows):
+                t.add_row(DELTAS[i], *[f"{getattr(c, key):.2f}/{paper[i][j]:.2f}" for j, c in enumerate(r)])
+            console.print(t)
+        console.print(f"largest deviation: Table 5 {dev5:.4f} pp, Table 6 {dev6:.4f} pp")
+    if plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import numpy as np
+
+        data = np.array([[c.l2_improvement for c in r] for r in rows])
+        fig, ax = plt.subplots(figsize=(8, 6))
+        im = ax.imshow(data, cmap="RdYlGn", aspect="auto")
+        ax.set_xticks(range(len(EPSILONS)), EPSILONS)
+        ax.set_yticks(range(len(DELTAS)), DELTAS)
+        ax.set_xlabel("epsilon")
+        ax.set_ylabel("delta")
+        ax.set_title("QG l2 improvement over analytic Gaussian (%), certified")
+        fig.colorbar(im)
+        fig.savefig(plot, dpi=120, bbox_inches="tight")
