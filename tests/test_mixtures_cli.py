@@ -1,0 +1,45 @@
+"""CLI of the mixture mechanisms (click runner)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from certdp.cli.main import cli
+
+
+def _run(args):
+    return CliRunner().invoke(cli, args)
+
+
+def test_calibrate_qg_paper_json():
+    r = _run(["calibrate", "quasi-gaussian", "-e", "5", "-d", "0.01", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["method"] == "paper-thm-4.2"
+    assert abs(float(data["value"]) - 0.2336875325151) < 1e-9
+
+
+def test_audit_multi_gaussian_verdicts():
+    bad = _run(["audit", "multi-gaussian", "--sigma", "0.3", "-K", "1", "-e", "1", "-d", "1e-5", "--json"])
+    assert bad.exit_code == 1, bad.output
+    data = json.loads(bad.output)
+    assert data["verdict"] == "VIOLATED"
+    assert float(data["witness"]["certified_excess_over_delta"]) > 0
+    good = _run(["audit", "multi-gaussian", "--sigma", "3", "-K", "1", "-e", "1", "-d", "0.1", "--json"])
+    assert good.exit_code == 0, good.output
+    assert json.loads(good.output)["verdict"] == "VALID"
+
+
+def test_profile_and_zcdp_and_bad_input():
+    r = _run(["profile", "multi-gaussian", "--sigma", "1", "-K", "0", "-e", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    lo, hi = (float(x) for x in json.loads(r.output)["delta_enclosure"])
+    assert lo <= 0.12693673750664394 <= hi
+    r = _run(["zcdp-compose", "--sigma", "1", "--sigma", "2", "--delta", "1e-5", "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["rho_total"] == "0.625"
+    r = _run(["calibrate", "multi-gaussian", "-K", "2", "-e", "1", "-d", "1e-5", "--eta", "0.01"])
+    from certdp.numbers import InputError
+
+    assert isinstance(r.exception, InputError) and r.exception.parameter == "method"
