@@ -21,6 +21,13 @@ from certdp.numbers import working_precision
 mpmath.mp.dps = 50
 
 
+@pytest.fixture(autouse=True)
+def _fifty_digits():
+    """Other test modules change mpmath's global precision: pin 50 digits for every test here."""
+    with mpmath.workdps(50):
+        yield
+
+
 def _mp_density(kind: str, sigma, eps, k: int = 0):
     s = mpmath.mpf(sigma)
     e = mpmath.mpf(eps)
@@ -38,7 +45,7 @@ def _mp_hockey(f, eps, phi, lo, hi):
     e = mpmath.mpf(eps)
     p = mpmath.mpf(phi)
     d = lambda x: f(x + p) - mpmath.e ** e * f(x)  # noqa: E731
-    xs = np.linspace(lo, hi, 4001)
+    xs = np.linspace(lo, hi, 1201)
     vals = [d(mpmath.mpf(float(x))) for x in xs]
     pts = [mpmath.mpf(lo)]
     for i in range(len(xs) - 1):
@@ -50,7 +57,7 @@ def _mp_hockey(f, eps, phi, lo, hi):
                 pts.append(mpmath.mpf(0) if kink == 0.0 else -p)
     pts.append(mpmath.mpf(hi))
     # short sub-intervals keep tanh-sinh's (absolute) error far below the enclosure width
-    pts.extend(mpmath.mpf(float(x)) for x in np.arange(lo, hi, 0.05))
+    pts.extend(mpmath.mpf(float(x)) for x in np.arange(lo, hi, 0.1))
     pts = sorted(set(pts))
     total = mpmath.mpf(0)
     for a, b in zip(pts, pts[1:]):

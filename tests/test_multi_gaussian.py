@@ -18,6 +18,13 @@ from certdp.workflows.mixtures import zcdp_composition
 mpmath.mp.dps = 50
 
 
+@pytest.fixture(autouse=True)
+def _fifty_digits():
+    """Other test modules change mpmath's global precision: pin 50 digits for every test here."""
+    with mpmath.workdps(50):
+        yield
+
+
 def _inside(ball: arb, x) -> bool:
     lo = mpmath.mpf(ball.lower().str(45, radius=False))
     hi = mpmath.mpf(ball.upper().str(45, radius=False))

@@ -19,6 +19,13 @@ from certdp.workflows.mixtures_float import qg_paper_sigma_float
 mpmath.mp.dps = 50
 
 
+@pytest.fixture(autouse=True)
+def _fifty_digits():
+    """Other test modules change mpmath's global precision: pin 50 digits for every test here."""
+    with mpmath.workdps(50):
+        yield
+
+
 def _density(sigma, eps):
     s, e = mpmath.mpf(sigma), mpmath.mpf(eps)
     c = mpmath.sqrt(2 * mpmath.pi) * s * (mpmath.e ** e + 2 * mpmath.ncdf(1 / s))

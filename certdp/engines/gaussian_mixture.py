@@ -337,35 +337,88 @@ class _Difference:
     def derivative(self, x: arb, phi: arb) -> arb:
         return self.mix.density_derivative(x + phi) - self.exp_eps * self.mix.density_derivative(x)
 
+    def _pairs(self, phi: arb) -> dict[int, int]:
+        """Shifted component j -> unshifted component k whose terms nearly cancel.
+
+        ``w_j g(x + phi - m_j)`` and ``e^eps w_k g(x - m_k)`` with ``w_j ~ e^eps w_k`` and
+        ``m_j - phi ~ m_k`` (multi-Gaussian near phi = Delta: k = j - 1 for j <= 0; quasi-Gaussian:
+        centre vs side component). Pairing only changes how the sum is enclosed, never its value.
+        """
+        key = ("pairs", id(phi))
+        cached = self._poly_cache.get(key)
+        if cached is not None:
+            return cached
+        mix = self.mix
+        pm = float(phi.mid())
+        s = mix._f_sig
+        pairs: dict[int, int] = {}
+        used: set[int] = set()
+        for j, cj in enumerate(mix.components):
+            for k, ck in enumerate(mix.components):
+                if k in used:
+                    continue
+                if abs((mix._f_mu[j] - pm) - mix._f_mu[k]) <= 0.25 * s and \
+                        abs(mix._f_logw[j] - (self.eps_f + mix._f_logw[k])) <= 1e-9 * (1 + abs(mix._f_logw[j])):
+                    pairs[j] = k
+                    used.add(k)
+                    break
+        self._poly_cache[key] = pairs
+        return pairs
+
     def interval_sign(self, x: arb, phi: arb) -> int:
         """Certified sign of D on the whole ball x for every shift in the ball phi (0: unknown).
 
         Endpoint interval arithmetic on the log-terms: every term is positive, so the sums'
         lower (upper) bounds are sums of exp(lower) (exp(upper)) of the exponents. This avoids
-        the mid-radius blow-up of products of wide balls."""
+        the mid-radius blow-up of products of wide balls. Nearly cancelling pairs (see
+        :meth:`_pairs`) are enclosed together by the mean value theorem:
+        ``w_j g(u1) - e^eps w_k g(u2) = w_j (u1 - u2) g'(xi) + (w_j - e^eps w_k) g(u2)``,
+        ``xi`` in the hull of ``u1 = x + phi - m_j`` and ``u2 = x - m_k``."""
         mix = self.mix
         h2 = mix._half_inv_s2
         p_lo = arb(0)
         p_hi = arb(0)
         m_lo = arb(0)
         m_hi = arb(0)
+        paired = arb(0)
         xp = x + phi
-        for c, lw in zip(mix.components, mix._logw):
-            ip = mix._indicator(c, xp)
-            if ip != 0:
-                t = lw - _sqr(xp - c.mean) * h2
-                p_hi += t.upper().exp()
-                if ip == 1:
-                    p_lo += t.lower().exp()
-            im = mix._indicator(c, x)
-            if im != 0:
-                t = lw - _sqr(x - c.mean) * h2
-                m_hi += t.upper().exp()
-                if im == 1:
-                    m_lo += t.lower().exp()
-        if p_lo - self.exp_eps * m_hi > 0:
+        pairs = self._pairs(phi)
+        skip_minus: set[int] = set()
+        comps = mix.components
+        for j, k in pairs.items():
+            cj, ck = comps[j], comps[k]
+            if mix._indicator(cj, xp) == 1 and mix._indicator(ck, x) == 1:
+                u1 = xp - cj.mean
+                u2 = x - ck.mean
+                lo = u1.lower().min(u2.lower())
+                hi = u1.upper().max(u2.upper())
+                xi = (lo + hi) / 2 + (hi - lo) / 2 * arb(0, 1)
+                gprime = -xi * mix._inv_s2 * (-_sqr(xi) * h2).exp()
+                wj = cj.weight
+                paired += wj * (phi - cj.mean + ck.mean) * gprime \
+                    + (wj - self.exp_eps * ck.weight) * (-_sqr(u2) * h2).exp()
+                skip_minus.add(k)
+            else:
+                skip_minus.add(-1)  # placeholder: keep j unpaired below
+        done_plus = {j for j, k in pairs.items() if k in skip_minus}
+        for idx, (c, lw) in enumerate(zip(comps, mix._logw)):
+            if idx not in done_plus:
+                ip = mix._indicator(c, xp)
+                if ip != 0:
+                    t = lw - _sqr(xp - c.mean) * h2
+                    p_hi += t.upper().exp()
+                    if ip == 1:
+                        p_lo += t.lower().exp()
+            if idx not in skip_minus:
+                im = mix._indicator(c, x)
+                if im != 0:
+                    t = lw - _sqr(x - c.mean) * h2
+                    m_hi += t.upper().exp()
+                    if im == 1:
+                        m_lo += t.lower().exp()
+        if p_lo - self.exp_eps * m_hi + paired.lower() > 0:
             return 1
-        if p_hi - self.exp_eps * m_lo < 0:
+        if p_hi - self.exp_eps * m_lo + paired.upper() < 0:
             return -1
         return 0
 
