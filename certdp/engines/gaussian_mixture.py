@@ -515,6 +515,7 @@ class _Structure:
         self.root_width = root_width
         self.max_depth = max_depth
         self.min_piece = min_piece if min_piece is not None else root_width * 1e-3
+        self.budget = 600  # ball mode: evaluations before the remaining unsigned pieces stay uncertain
         self.evaluations = 0
         diff._poly_cache = {}
         ball_mode = len(phi_floats) > 1
@@ -536,6 +537,11 @@ class _Structure:
             for r in roots:
                 uncertain.append((r - pad, r + pad))
             reach = max(0.25 * diff.mix._f_sig, 50.0 * (float(phi.upper()) - float(phi.lower())))
+            if len({len(rs) for rs in per_sample}) == 1:
+                # same number of roots at every sampled shift: follow each root by its rank
+                for tup in zip(*per_sample):
+                    uncertain.append((min(tup) - pad, max(tup) + pad))
+                mids = []
             for r in mids:
                 lo_r, hi_r = r, r
                 for rs in per_sample:
@@ -591,7 +597,7 @@ class _Structure:
         if sgn != 0:
             return [_Piece(lo, hi, sgn)]
         if self.ball_mode:
-            if depth >= self.max_depth or hi - lo <= self.min_piece:
+            if depth >= self.max_depth or hi - lo <= self.min_piece or self.evaluations > self.budget:
                 return [_Piece(lo, hi, 0)]
             m = 0.5 * (lo + hi)
             return self._classify(lo, m, [], depth + 1) + self._classify(m, hi, [], depth + 1)
@@ -709,7 +715,7 @@ class _Engine:
         self.xr = hi_m + big_t * s
         self.xl_base = lo_m - big_t * s  # XL = xl_base - phi_max
         self.root_width = s * 1e-9
-        self.ball_depth = 8
+        self.ball_depth = 40
         self.evaluations = 0
 
     def window(self, phi_hi: float) -> tuple[float, float]:
@@ -813,7 +819,8 @@ class SupResult:
 
 
 def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb | None,
-                       max_intervals: int, initial: int) -> tuple[arb, arb, float, int, int, str | None]:
+                       max_intervals: int, initial: int, trace: list | None = None
+                       ) -> tuple[arb, arb, float, int, int, str | None]:
     best_lower = arb(0)
     best_arg = 0.0
     points: dict[Fraction, ShiftResult] = {}
@@ -835,6 +842,8 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
         """(upper bound of H on [ta, tb], final?)"""
         ball = phi_of(ta).union(phi_of(tb))
         dh = eng.derivative_on(ball)
+        if trace is not None:
+            trace.append((float(ta), float(tb), dh))
         if dh > 0:
             return point(tb).upper, True
         if dh < 0:
