@@ -715,7 +715,7 @@ class _Engine:
         self.xr = hi_m + big_t * s
         self.xl_base = lo_m - big_t * s  # XL = xl_base - phi_max
         self.root_width = s * 1e-9
-        self.ball_depth = 40
+        self.ball_depth = 8
         self.evaluations = 0
 
     def window(self, phi_hi: float) -> tuple[float, float]:
