@@ -28,6 +28,8 @@ MSE = ``E ||X||^2 = E R^2``.
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 import math
 from fractions import Fraction
 from typing import Any
@@ -370,16 +372,19 @@ class _Preset(Mechanism):
 
     # subclasses: shape(T) -> (alpha, p); rate_of(value_ball) -> beta ball; value_of_rate(float) -> float
     @classmethod
+    @abstractmethod
     def shape(cls, T: int) -> tuple[Fraction, Fraction]:
-        raise NotImplementedError
+        """(alpha, p) of this preset in dimension T."""
 
     @classmethod
+    @abstractmethod
     def rate_of(cls, value: arb) -> arb:
-        raise NotImplementedError
+        """The SGG rate beta as a ball, from the preset parameter ball."""
 
     @classmethod
+    @abstractmethod
     def value_of_rate(cls, beta: float) -> float:
-        raise NotImplementedError
+        """Inverse of rate_of in float64 (for float candidates only)."""
 
     @classmethod
     def profile_ball(cls, value: arb, epsilon: arb, dimension: int = 2,
