@@ -65,6 +65,8 @@ class Mechanism(ABC):
     parameter: ClassVar[str]
     #: Whether delta(eps) increases with ``parameter`` (True for a rate, False for a scale).
     profile_increasing: ClassVar[bool] = False
+    #: Whether monotonicity of delta in ``parameter`` is proven (then a bracket brackets *the* optimum).
+    monotone_proven: ClassVar[bool] = True
     #: How the profile is computed and the result it rests on (recorded in certificates).
     method: ClassVar[str]
     lemma: ClassVar[str]

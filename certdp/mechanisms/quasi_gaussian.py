@@ -63,6 +63,7 @@ class QuasiGaussian(Mechanism):
     method = ("exact hockey-stick engine for equal-variance Gaussian mixtures (certified roots, "
               "erfc sums, derivative branch and bound over the shift)")
     lemma = "seed 000 Def. 4.1; engine: certdp.engines.gaussian_mixture (profile = sup over |phi| <= Delta)"
+    monotone_proven = False  # delta(sigma) of QG: monotonicity not proven, brackets certify their two ends only
 
     def __init__(self, sigma: object, *, sensitivity: object = 1, shape_epsilon: object = None):
         self.sigma: Fraction | arb = sigma if isinstance(sigma, arb) else parse_positive(sigma, "sigma")

@@ -66,10 +66,18 @@ def calibrate(mechanism: str, *, epsilon: object, delta: object, rtol: object = 
     )
     safe_word = "at least" if not cls.profile_increasing else "at most"
     unsafe_word = "below" if not cls.profile_increasing else "above"
-    guarantee = (
-        f"{cls.name} noise with {cls.parameter} {safe_word} {bracket.safe} is "
-        f"({exact_str(eps)}, {exact_str(delta_q)})-DP; every {cls.parameter} {unsafe_word} {bracket.unsafe} is not."
-    )
+    if cls.monotone_proven:
+        guarantee = (
+            f"{cls.name} noise with {cls.parameter} {safe_word} {bracket.safe} is "
+            f"({exact_str(eps)}, {exact_str(delta_q)})-DP; every {cls.parameter} {unsafe_word} "
+            f"{bracket.unsafe} is not."
+        )
+    else:
+        guarantee = (
+            f"{cls.name} noise with {cls.parameter} = {bracket.safe} is ({exact_str(eps)}, {exact_str(delta_q)})-DP "
+            f"and with {cls.parameter} = {bracket.unsafe} it is not (monotonicity in {cls.parameter} is not "
+            "proven, so nothing is claimed about other values)."
+        )
     return Certificate(
         kind="calibration",
         mechanism=cls.name,
