@@ -92,7 +92,8 @@ def test_qg_profile_below_paper_delta_at_large_sigma():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("delta,eps", [("0.25", "0.1"), ("1e-5", "1")])
+# (1e-5, 1), where sigma_1 binds, takes over 10 minutes with the exact engine: see docs/mixtures.md.
+@pytest.mark.parametrize("delta,eps", [("0.25", "0.1"), ("0.01", "5")])
 def test_paper_sigma_never_below_exact_minimum(delta, eps):
     exact = exact_calibration("quasi-gaussian", epsilon=eps, delta=delta)
     paper = qg_paper_calibration(epsilon=eps, delta=delta)
