@@ -18,23 +18,6 @@ def run(*args, stdin=None):
                           env=env, input=stdin, timeout=120)
 
 
-@pytest.fixture
-def cli(capsys, monkeypatch):
-    """The same entry point in-process (fast): returns an object like CompletedProcess."""
-    import io
-    import types
-
-    from certdp.cli.main import main
-
-    def invoke(*args, stdin=None):
-        if stdin is not None:
-            monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        with pytest.raises(SystemExit) as info:
-            main(list(args))
-        captured = capsys.readouterr()
-        return types.SimpleNamespace(returncode=info.value.code, stdout=captured.out, stderr=captured.err)
-
-    return invoke
 
 
 @pytest.mark.parametrize("mechanism, parameter", [("gaussian", "sigma"), ("laplace", "scale"), ("uniform", "scale")])

@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-import io
 import json
-import sys
-import types
 
 import pytest
 
 
-@pytest.fixture
-def cli(capsys, monkeypatch):
-    from certdp.cli.main import main
-
-    def invoke(*args, stdin=None):
-        if stdin is not None:
-            monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        with pytest.raises(SystemExit) as info:
-            main(list(args))
-        captured = capsys.readouterr()
-        return types.SimpleNamespace(returncode=info.value.code, stdout=captured.out, stderr=captured.err)
-
-    return invoke
 
 
 def test_audit_r1smg_prints_claim_true_delta_and_violated(cli):

@@ -23,9 +23,10 @@ from certdp.numbers import (
     escalate,
     exact_str,
     parse_nonnegative,
+    parse_positive,
 )
 
-__all__ = ["Mechanism", "register", "get_mechanism", "mechanism_names", "parameter_string", "REGISTRY"]
+__all__ = ["Mechanism", "ScaleMechanism1D", "register", "get_mechanism", "mechanism_names", "parameter_string", "REGISTRY"]
 
 REGISTRY: dict[str, type["Mechanism"]] = {}
 
@@ -140,6 +141,30 @@ class Mechanism(ABC):
     @abstractmethod
     def sample(self, size: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """Draw noise with NumPy (not certified: sampling is floating point)."""
+
+
+class ScaleMechanism1D(Mechanism):
+    """A 1-D mechanism with one scale parameter ``scale`` and a scalar sensitivity (Laplace, uniform)."""
+
+    parameter = "scale"
+
+    def __init__(self, scale: object, *, sensitivity: object = 1):
+        self.scale: Fraction | arb = scale if isinstance(scale, arb) else parse_positive(scale, "scale")
+        self.sensitivity: Fraction = self.parse_fixed(sensitivity=sensitivity)["sensitivity"]
+
+    @classmethod
+    def parse_fixed(cls, sensitivity: object = 1) -> dict[str, Any]:
+        return {"sensitivity": parse_positive(sensitivity, "sensitivity")}
+
+    @property
+    def value(self) -> Fraction | arb:
+        return self.scale
+
+    def fixed_parameters(self) -> dict[str, Any]:
+        return {"sensitivity": self.sensitivity}
+
+    def _scale_ball(self) -> arb:
+        return self.scale if isinstance(self.scale, arb) else arb_of(self.scale)
 
 
 def parameter_string(v: Any) -> str:

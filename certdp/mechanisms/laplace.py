@@ -8,21 +8,20 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 from flint import arb
 
 from certdp.engines.closed_form import laplace_profile
 from certdp.generated import arb_laplace
-from certdp.mechanisms.base import Mechanism, register
-from certdp.numbers import arb_of, parse_positive
+from certdp.mechanisms.base import ScaleMechanism1D, register
+from certdp.numbers import arb_of
 
 __all__ = ["Laplace"]
 
 
 @register
-class Laplace(Mechanism):
+class Laplace(ScaleMechanism1D):
     """Laplace noise with density exp(-|x|/b)/(2b)."""
 
     name = "laplace"
@@ -31,20 +30,6 @@ class Laplace(Mechanism):
     method = "closed-form Laplace profile evaluated on Arb balls; certified monotone bracket on the scale"
     lemma = "seed 004 Prop. 3.3: delta(eps) = [1 - exp((eps - Delta/b)/2)]_+, decreasing in b"
 
-    def __init__(self, scale: object, *, sensitivity: object = 1):
-        self.scale: Fraction | arb = scale if isinstance(scale, arb) else parse_positive(scale, "scale")
-        self.sensitivity: Fraction = self.parse_fixed(sensitivity=sensitivity)["sensitivity"]
-
-    @classmethod
-    def parse_fixed(cls, sensitivity: object = 1) -> dict[str, Any]:
-        return {"sensitivity": parse_positive(sensitivity, "sensitivity")}
-
-    @property
-    def value(self) -> Fraction | arb:
-        return self.scale
-
-    def fixed_parameters(self) -> dict[str, Any]:
-        return {"sensitivity": self.sensitivity}
 
     @classmethod
     def profile_ball(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1)) -> arb:
@@ -64,8 +49,6 @@ class Laplace(Mechanism):
         """Exact minimal scale for pure eps-DP: b = Delta/eps (delta(eps) = 0 iff b >= Delta/eps)."""
         return Fraction(sensitivity) / Fraction(epsilon)
 
-    def _scale_ball(self) -> arb:
-        return self.scale if isinstance(self.scale, arb) else arb_of(self.scale)
 
     def mean_abs(self) -> arb:
         """E|X| = b."""

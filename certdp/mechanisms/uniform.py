@@ -7,21 +7,20 @@ Privacy profile: delta(eps) = min{1, Delta/(2b)} for every eps >= 0 (the loss is
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 from flint import arb
 
 from certdp.engines.closed_form import uniform_profile
 from certdp.generated import arb_uniform
-from certdp.mechanisms.base import Mechanism, register
-from certdp.numbers import arb_of, parse_positive
+from certdp.mechanisms.base import ScaleMechanism1D, register
+from certdp.numbers import arb_of
 
 __all__ = ["Uniform"]
 
 
 @register
-class Uniform(Mechanism):
+class Uniform(ScaleMechanism1D):
     """Uniform noise with density 1/(2b) on [-b, b]."""
 
     name = "uniform"
@@ -30,20 +29,6 @@ class Uniform(Mechanism):
     method = "closed-form uniform profile (total variation) on Arb balls; certified monotone bracket"
     lemma = "seed 004 Sec. 3.2 (p = infinity): delta(eps) = min{1, Delta/(2b)}"
 
-    def __init__(self, scale: object, *, sensitivity: object = 1):
-        self.scale: Fraction | arb = scale if isinstance(scale, arb) else parse_positive(scale, "scale")
-        self.sensitivity: Fraction = self.parse_fixed(sensitivity=sensitivity)["sensitivity"]
-
-    @classmethod
-    def parse_fixed(cls, sensitivity: object = 1) -> dict[str, Any]:
-        return {"sensitivity": parse_positive(sensitivity, "sensitivity")}
-
-    @property
-    def value(self) -> Fraction | arb:
-        return self.scale
-
-    def fixed_parameters(self) -> dict[str, Any]:
-        return {"sensitivity": self.sensitivity}
 
     @classmethod
     def profile_ball(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1)) -> arb:
@@ -54,8 +39,6 @@ class Uniform(Mechanism):
         """The exact boundary b* = Delta/(2 delta) (a rational number)."""
         return Fraction(sensitivity) / (2 * Fraction(delta))
 
-    def _scale_ball(self) -> arb:
-        return self.scale if isinstance(self.scale, arb) else arb_of(self.scale)
 
     def mean_abs(self) -> arb:
         """E|X| = b/2."""
