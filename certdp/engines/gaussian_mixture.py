@@ -328,6 +328,7 @@ class _Difference:
     def __init__(self, mix: GaussianMixture, exp_eps: arb, eps_float: float):
         self.mix = mix
         self.exp_eps = exp_eps
+        self.log_exp_eps = exp_eps.log()
         self.eps_f = eps_float
         self._poly_cache: dict = {}
 
@@ -364,6 +365,81 @@ class _Difference:
                     break
         self._poly_cache[key] = pairs
         return pairs
+
+    # -- log-ratio sign test (dependency-free mean value form) --
+    def _active(self, lo: arb, hi: arb) -> tuple[int, ...] | None:
+        """Indices of the components active on the whole of [lo, hi], None if a support edge lies inside."""
+        ball = lo.union(hi)
+        act = []
+        for i, c in enumerate(self.mix.components):
+            ind = self.mix._indicator(c, ball)
+            if ind is None:
+                return None
+            if ind:
+                act.append(i)
+        return tuple(act)
+
+    def _exponents(self, y: arb, act: tuple[int, ...]) -> list[arb]:
+        mix = self.mix
+        return [mix._logw[i] - _sqr(y - mix.components[i].mean) * mix._half_inv_s2 for i in act]
+
+    def _log_density(self, y: arb, act: tuple[int, ...]) -> arb:
+        """log of sum_{i in act} w_i exp(-(y - m_i)^2 / 2 s^2) (normalising constant dropped)."""
+        ts = self._exponents(y, act)
+        top = max(ts, key=lambda t: float(t.mid()))
+        return top + sum(((t - top).exp() for t in ts), arb(0)).log()
+
+    def _posterior_mean(self, y: arb, act: tuple[int, ...]) -> arb:
+        """E[m_I | y] for the component posterior restricted to ``act``."""
+        ts = self._exponents(y, act)
+        top = max(ts, key=lambda t: float(t.mid()))
+        ws = [(t - top).exp() for t in ts]
+        num = sum((w * self.mix.components[i].mean for w, i in zip(ws, act)), arb(0))
+        return num / sum(ws, arb(0))
+
+    def logratio_sign(self, lo: float, hi: float, phi: arb) -> int:
+        """Certified sign of ``D`` on ``[lo, hi]`` for every shift in ``phi`` (0: undecided).
+
+        ``D > 0`` iff ``l(x, phi) = log f(x + phi) - log f(x) > eps``. On a piece where the set of
+        active components is fixed, ``(log f)'(y) = (E[m | y] - y) / s^2`` and the posterior mean
+        ``E[m | y]`` is non-decreasing in ``y`` (an exponential family in ``y / s^2``), so both
+        partial derivatives of ``l`` are enclosed from the posterior means at the two ends of each
+        ball, with no dependency blow-up; the mean value theorem on the segment from the centre
+        then gives ``l(X, Phi) in l(xm, pm) + l_x(X, Phi) [-rx, rx] + l_phi(X, Phi) [-rp, rp]``.
+        """
+        xa, xb = arb(lo), arb(hi)
+        pa, pb = phi.lower(), phi.upper()
+        act_x = self._active(xa, xb)
+        act_y = self._active(xa + pa, xb + pb)
+        if act_x is None or act_y is None or not act_x or not act_y:
+            return 0
+        cache = self._poly_cache
+        def pmean(y: arb, act: tuple[int, ...]) -> arb:
+            key = ("pm", float(y.mid()), float(y.rad()), act)
+            v = cache.get(key)
+            if v is None:
+                v = cache[key] = self._posterior_mean(y, act)
+            return v
+        b_lo = pmean(xa, act_x).lower()
+        b_hi = pmean(xb, act_x).upper()
+        a_lo = pmean(xa + pa, act_y).lower()
+        a_hi = pmean(xb + pb, act_y).upper()
+        inv = self.mix._inv_s2
+        lx_lo = (a_lo - b_hi - pb) * inv
+        lx_hi = (a_hi - b_lo - pa) * inv
+        lp_lo = (a_lo - xb - pb) * inv
+        lp_hi = (a_hi - xa - pa) * inv
+        xm = (xa + xb) / 2
+        rx = (xb - xa) / 2
+        pm = arb(phi.mid())
+        rp = arb(phi.rad())
+        centre = self._log_density(xm + pm, act_y) - self._log_density(xm, act_x) - self.log_exp_eps
+        spread = lx_lo.abs_upper().max(lx_hi.abs_upper()) * rx + lp_lo.abs_upper().max(lp_hi.abs_upper()) * rp
+        if centre.lower() > spread:
+            return 1
+        if centre.upper() < -spread:
+            return -1
+        return 0
 
     def interval_sign(self, x: arb, phi: arb) -> int:
         """Certified sign of D on the whole ball x for every shift in the ball phi (0: unknown).
@@ -503,6 +579,9 @@ class _Difference:
         return list(0.5 * (a + b))
 
 
+CUT_STEP = 0.5
+
+
 class _Structure:
     """Certified decomposition of [XL, XR] into signed / uncertain pieces for a ball of shifts."""
 
@@ -550,6 +629,12 @@ class _Structure:
                         if abs(nearest - r) <= reach:  # else: a root pair is born/dies in the ball
                             lo_r, hi_r = min(lo_r, nearest), max(hi_r, nearest)
                 uncertain.append((lo_r - pad, hi_r + pad))
+        if ball_mode:
+            # start from pieces narrow enough for the endpoint enclosures of the Gaussian terms
+            # to sign them; blind dyadic bisection from the whole window wastes the budget
+            step = CUT_STEP * diff.mix._f_sig
+            n_cuts = int((xr - xl) / step)
+            cuts.update(xl + i * step for i in range(1, n_cuts))
         plo, phi_hi = float(phi.lower()), float(phi.upper())
         for s_ in diff.mix.breakpoints:
             if xl < s_ < xr:
@@ -593,7 +678,10 @@ class _Structure:
     def _classify(self, lo: float, hi: float, hint: list[float], depth: int) -> list[_Piece]:
         xb = _ball(lo, hi)
         self.evaluations += 1
-        sgn = self.diff.interval_sign(xb, self.phi)
+        sgn = self.diff.logratio_sign(lo, hi, self.phi)
+        if sgn == 0:
+            self.evaluations += 1
+            sgn = self.diff.interval_sign(xb, self.phi)
         if sgn != 0:
             return [_Piece(lo, hi, sgn)]
         if self.ball_mode:
