@@ -165,6 +165,8 @@ class Component:
     mean: arb
     support: tuple[float, int] | None = None
     lattice_index: int | None = None
+    #: ``weight = Z * exp(weight_units * design_epsilon)`` exactly (see ``GaussianMixture``), or None
+    weight_units: int | None = None
 
 
 class GaussianMixture:
@@ -174,7 +176,7 @@ class GaussianMixture:
     """
 
     def __init__(self, components: Sequence[Component], sigma: arb,
-                 lattice: tuple[arb, arb] | None = None):
+                 lattice: tuple[arb, arb] | None = None, design_epsilon: arb | None = None):
         """``lattice=(m0, h)`` states ``mean_j = m0 + k_j h`` with ``k_j = lattice_index >= 0``
         (exact, e.g. multi-Gaussian ``m0 = -K Delta, h = Delta``); it enables the fast
         polynomial sign evaluator. The means are still used as given for all integrals."""
@@ -185,6 +187,11 @@ class GaussianMixture:
         if lattice is not None and any(c.lattice_index is None or c.lattice_index < 0 for c in components):
             raise ValueError("lattice mixtures need a nonnegative lattice_index on every component")
         self.lattice = lattice
+        # ``design_epsilon``: the caller states ``w_j = Z exp(u_j * design_epsilon)`` exactly for the
+        # components with ``weight_units = u_j``. When the engine's epsilon is this very ball
+        # (same object), pairs with ``u_j = u_k + 1`` have ``w_j - e^eps w_k = 0`` *exactly*,
+        # which removes the 64-bit cancellation between tied components (multi-Gaussian).
+        self.design_epsilon = design_epsilon
         self._inv_s2 = 1 / (sigma * sigma)
         self._half_inv_s2 = self._inv_s2 / 2
         self._norm = 1 / ((2 * arb.pi()).sqrt() * sigma)
@@ -204,15 +211,15 @@ class GaussianMixture:
         comps = []
         for c in self.components:
             sup = None if c.support is None else (-c.support[0], -c.support[1])
-            comps.append(Component(c.weight, -c.mean, sup, None))
+            comps.append(Component(c.weight, -c.mean, sup, None, c.weight_units))
         if self.lattice is None:
-            return GaussianMixture(comps, self.sigma)
+            return GaussianMixture(comps, self.sigma, None, self.design_epsilon)
         m0, h = self.lattice
         kmax = max(c.lattice_index for c in self.components)
-        comps = [Component(c.weight, c.mean, c.support, kmax - k.lattice_index)
+        comps = [Component(c.weight, c.mean, c.support, kmax - k.lattice_index, c.weight_units)
                  for c, k in zip(comps, self.components)]
         # -mean_j = -(m0 + k h) = (-m0 - kmax h) + (kmax - k) h
-        return GaussianMixture(comps, self.sigma, (-m0 - kmax * h, h))
+        return GaussianMixture(comps, self.sigma, (-m0 - kmax * h, h), self.design_epsilon)
 
     @property
     def mean_range(self) -> tuple[float, float]:
@@ -325,8 +332,9 @@ class _Piece:
 class _Difference:
     """D(x; phi) = f(x + phi) - e^eps f(x) for a fixed mixture and eps."""
 
-    def __init__(self, mix: GaussianMixture, exp_eps: arb, eps_float: float):
+    def __init__(self, mix: GaussianMixture, exp_eps: arb, eps_float: float, epsilon: arb | None = None):
         self.mix = mix
+        self.ties_exact = epsilon is not None and mix.design_epsilon is epsilon
         self.exp_eps = exp_eps
         self.log_exp_eps = exp_eps.log()
         self.eps_f = eps_float
@@ -441,6 +449,13 @@ class _Difference:
             return -1
         return 0
 
+    def _tie_coefficient(self, cj: Component, ck: Component) -> arb:
+        """``w_j - e^eps w_k``: exactly 0 for a declared tie (see ``GaussianMixture``)."""
+        if (self.ties_exact and cj.weight_units is not None and ck.weight_units is not None
+                and cj.weight_units == ck.weight_units + 1):
+            return arb(0)
+        return cj.weight - self.exp_eps * ck.weight
+
     def interval_sign(self, x: arb, phi: arb) -> int:
         """Certified sign of D on the whole ball x for every shift in the ball phi (0: unknown).
 
@@ -472,7 +487,7 @@ class _Difference:
                 gprime = -xi * mix._inv_s2 * (-_sqr(xi) * h2).exp()
                 wj = cj.weight
                 paired += wj * (phi - cj.mean + ck.mean) * gprime \
-                    + (wj - self.exp_eps * ck.weight) * (-_sqr(u2) * h2).exp()
+                    + self._tie_coefficient(cj, ck) * (-_sqr(u2) * h2).exp()
                 skip_minus.add(k)
             else:
                 skip_minus.add(-1)  # placeholder: keep j unpaired below
@@ -586,7 +601,8 @@ class _Structure:
     """Certified decomposition of [XL, XR] into signed / uncertain pieces for a ball of shifts."""
 
     def __init__(self, diff: _Difference, phi: arb, phi_floats: Sequence[float], xl: float, xr: float,
-                 root_width: float, max_depth: int = 48, min_piece: float | None = None):
+                 root_width: float, max_depth: int = 48, min_piece: float | None = None,
+                 negligible: float = 0.0):
         self.diff = diff
         self.phi = phi
         self.xl = xl
@@ -595,6 +611,11 @@ class _Structure:
         self.max_depth = max_depth
         self.min_piece = min_piece if min_piece is not None else root_width * 1e-3
         self.budget = 600  # ball mode: evaluations before the remaining unsigned pieces stay uncertain
+        self.point_budget = 20000  # point mode: same, as a guard (uncertain pieces only widen the bounds)
+        # an unsigned piece whose |D| and |f'| enclosures times its width are below this stays
+        # uncertain without further splitting: its contribution to either bound is negligible
+        # (64-bit cancellation between exactly tied components can make such pieces unsignable)
+        self.negligible = negligible
         self.evaluations = 0
         diff._poly_cache = {}
         ball_mode = len(phi_floats) > 1
@@ -669,6 +690,16 @@ class _Structure:
             hint = [] if ball_mode else [r for r in roots if lo < r < hi]
             self.pieces.extend(self._classify(lo, hi, hint, 0))
 
+    def _negligible(self, xb: arb, width: float) -> bool:
+        if self.negligible <= 0:
+            return False
+        self.evaluations += 1
+        d = self.diff.value(xb, self.phi)
+        if not d.upper() * width <= self.negligible:
+            return False
+        fp = self.diff.mix.density_derivative(xb + self.phi)
+        return bool(fp.abs_upper() * width <= self.negligible)
+
     # -- certified sign of D at a point / on a piece --
     def _sign_at(self, x: float) -> int:
         self.evaluations += 1
@@ -684,6 +715,8 @@ class _Structure:
             sgn = self.diff.interval_sign(xb, self.phi)
         if sgn != 0:
             return [_Piece(lo, hi, sgn)]
+        if self.evaluations > self.point_budget or self._negligible(xb, hi - lo):
+            return [_Piece(lo, hi, 0)]
         if self.ball_mode:
             if depth >= self.max_depth or hi - lo <= self.min_piece or self.evaluations > self.budget:
                 return [_Piece(lo, hi, 0)]
@@ -792,10 +825,11 @@ class _Engine:
     def __init__(self, mix: GaussianMixture, epsilon: arb, delta_scale: float, rel_tol: float):
         self.mix = mix
         self.eps = epsilon
-        self.diff = _Difference(mix, epsilon.exp(), float(epsilon))
+        self.diff = _Difference(mix, epsilon.exp(), float(epsilon), epsilon)
         s = mix._f_sig
         scale = max(delta_scale, 1e-300)
         tail_tol = max(scale * rel_tol * 1e-3, 1e-4000)
+        self.tail_tol = tail_tol
         # Phi(-T) <= tail_tol with T = sqrt(2 log(1/tail_tol)) + 1 (Mills: Phi(-T) <= phi(T)/T)
         big_t = math.sqrt(2 * math.log(1 / min(tail_tol, 1e-3))) + 1.0 if tail_tol > 0 else 40.0
         lo_m, hi_m = mix.mean_range
@@ -815,10 +849,11 @@ class _Engine:
         xl, xr = self.window(phi_)
         # ball shifts move roots: allow wider root pieces
         if len(floats) == 1:
-            st = _Structure(self.diff, phi, floats, xl, xr, self.root_width)
+            st = _Structure(self.diff, phi, floats, xl, xr, self.root_width, negligible=self.tail_tol)
         else:
             rw = max(self.root_width, (phi_ - plo) * 0.02)
-            st = _Structure(self.diff, phi, floats, xl, xr, rw, max_depth=self.ball_depth, min_piece=rw)
+            st = _Structure(self.diff, phi, floats, xl, xr, rw, max_depth=self.ball_depth, min_piece=rw,
+                            negligible=self.tail_tol)
         self.evaluations += st.evaluations
         return st
 

@@ -30,9 +30,9 @@ def _weights(shape_epsilon: arb, k_max: int) -> list[arb]:
 
 def multi_gaussian_mixture(sigma: arb, shape_epsilon: arb, sensitivity: arb, components: int) -> GaussianMixture:
     ws = _weights(shape_epsilon, components)
-    comps = [Component(w, k * sensitivity, None, k + components)
+    comps = [Component(w, k * sensitivity, None, k + components, -abs(k))
              for w, k in zip(ws, range(-components, components + 1))]
-    return GaussianMixture(comps, sigma, (-components * sensitivity, sensitivity))
+    return GaussianMixture(comps, sigma, (-components * sensitivity, sensitivity), design_epsilon=shape_epsilon)
 
 
 def _parse_components(k: object) -> int:

@@ -46,7 +46,7 @@ from certdp.numbers import (
     parse_probability,
 )
 
-__all__ = ["qg_paper_calibration", "exact_calibration", "zcdp_composition", "qg_sigma1_profile",
+__all__ = ["qg_paper_calibration", "mg_paper_calibration", "mg_grid_step", "exact_calibration", "zcdp_composition", "qg_sigma1_profile",
            "qg_ratio_enclosure"]
 
 
@@ -234,6 +234,123 @@ def qg_paper_calibration(*, epsilon: object, delta: object, sensitivity: object 
     ).seal()
 
 
+# ------------------------------------------------------------------------------ MG, Thm 3.2
+
+
+def mg_grid_step(sigma: arb, epsilon_delta_eta: tuple[arb, arb], sensitivity: arb) -> int | None:
+    """``N`` with grid step ``beta = Delta / N``, ``N = ceil(Delta / (sqrt(2 pi) eta sigma delta))`` (Alg. 1).
+
+    ``None`` when the Arb enclosure of the quotient straddles an integer (``N`` undecided).
+    """
+    delta, eta = epsilon_delta_eta
+    q = sensitivity / ((2 * arb.pi()).sqrt() * eta * sigma * delta)
+    lo, hi = math.floor(float(q.lower())), math.floor(float(q.upper()))
+    # floats of the ends are only used to name candidate integers; the test below is exact
+    for n in {lo, hi}:
+        if q > n and q < n + 1:  # q in (n, n+1) certified => ceil(q) = n + 1
+            return n + 1
+    return None
+
+
+def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, components: int,
+                     sensitivity: Fraction, witnesses: list | None = None):
+    """sigma -> enclosure used to decide seed 000's condition (2) (Thm 3.2) at ``(1 - eta) delta``.
+
+    The upper end is a certified upper bound on ``sup_{|phi| <= Delta} H(phi)`` over the whole
+    continuum of shifts, which bounds the max over any grid: ``upper <= (1 - eta) delta`` proves
+    condition (2) (and, more strongly, ``(eps, (1 - eta) delta)``-DP). The lower end is a certified
+    lower bound on ``H`` at an actual grid point ``phi_j = j Delta / N`` next to the continuum
+    argmax, so ``lower > (1 - eta) delta`` proves that condition (2) fails.
+    """
+    from certdp.engines.gaussian_mixture import hockey_stick_at_shift, privacy_profile_sup
+    from certdp.mechanisms.multi_gaussian import multi_gaussian_mixture
+
+    def profile(t: arb) -> arb:
+        e, d = arb_of(epsilon), arb_of(sensitivity)
+        target = arb_of((1 - eta) * delta)
+        mix = multi_gaussian_mixture(t, e, d, components)
+        res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=target)
+        lower = arb(0)
+        if not res.upper <= target:
+            n = mg_grid_step(t, (arb_of(delta), arb_of(eta)), d)
+            if n is not None:
+                j0 = round(abs(res.argmax) / float(sensitivity) * n)
+                for j in sorted({min(max(j0 + k, 1), n) for k in (0, -1, 1)}):
+                    phi = d * arb(j) / arb(n)
+                    r = hockey_stick_at_shift(mix, e, phi, delta_scale=float(delta))
+                    if r.lower > lower:
+                        lower = r.lower
+                        if witnesses is not None and r.lower > target:
+                            witnesses.append((t, j, n, r.lower))
+        up = res.upper.max(lower)
+        return (lower + up) / 2 + (up - lower) / 2 * arb(0, 1)
+
+    return profile
+
+
+def mg_paper_calibration(*, epsilon: object, delta: object, components: object, eta: object = Fraction(1, 100),
+                         sensitivity: object = 1, rtol: object = Fraction(1, 10**6),
+                         candidate: float | None = None) -> Certificate:
+    """Certified seed 000 Alg. 1-2: the smallest sigma satisfying condition (2) of Thm 3.2.
+
+    Condition (2): ``H(phi) <= (1 - eta) delta`` on the grid ``{0, beta, ..., Delta}``,
+    ``beta = Delta / ceil(Delta / (sqrt(2 pi) eta sigma delta))``. Instead of enumerating the grid
+    (about 4e6 shifts at delta = 1e-5) the safe end is proven with the exact engine's certified
+    sup over *all* shifts (so it is in fact ``(eps, (1 - eta) delta)``-DP), and the unsafe end
+    with a certified grid point where (2) fails. By seed 000 Lemma 3.4 the set of sigma
+    satisfying (2) is an up-set, so the bracket holds the paper's sigma.
+    """
+    from certdp.mechanisms.multi_gaussian import _parse_components
+    from certdp.workflows.mixtures_float import mg_sigma_float
+
+    clock = Stopwatch()
+    eps = parse_positive(epsilon, "epsilon")
+    dq = parse_probability(delta, "delta")
+    k = _parse_components(components)
+    et = parse_probability(eta, "eta")
+    d = parse_positive(sensitivity, "sensitivity")
+    tol = parse_positive(rtol, "rtol")
+    target = (1 - et) * dq
+    if candidate is None:
+        try:
+            candidate = mg_sigma_float(float(eps), float(dq), k, float(d), eta=float(et))
+        except (ValueError, ArithmeticError):
+            candidate = None
+    witnesses: list = []
+    br = certified_monotone_bracket(mg_paper_profile(eps, dq, et, k, d, witnesses), target, increasing=False,
+                                    candidate=candidate, rtol=tol)
+    lo_f = float(br.lo)
+    wit = [w for w in witnesses if abs(float(w[0].mid()) - lo_f) <= 1e-12 * lo_f + 1e-300]
+    extra: dict[str, Any] = {"eta": exact_str(et), "target_delta": exact_str(target),
+                             "evaluations": br.evaluations,
+                             "delta_enclosure_at_unsafe_end": br.delta_at_unsafe.strings()}
+    if wit:
+        _, j, n, low = wit[-1]
+        extra["unsafe_end_witness"] = {"grid_index": j, "grid_size": n, "shift": f"{j}/{n} * Delta",
+                                       "H_lower_bound": decimal_bounds(low)[0]}
+    return Certificate(
+        kind="calibration",
+        mechanism="multi-gaussian",
+        parameters={"components": str(k), "sensitivity": exact_str(d)},
+        inputs={"epsilon": exact_str(eps), "delta": exact_str(dq), "eta": exact_str(et), "rtol": exact_str(tol)},
+        method="paper-thm-3.2",
+        lemma=("seed 000 Thm 3.2 condition (2), Alg. 1-2; Lemma 3.4 (up-set in sigma); safe end by the exact "
+               "engine's certified sup over all shifts, unsafe end by a certified grid witness"),
+        delta_enclosure=br.delta_at_safe.strings(),
+        parameter="sigma",
+        value=br.safe,
+        interval=(br.lo, br.hi),
+        safe_side="upper",
+        guarantee=(f"multi-gaussian noise (K = {k}) with sigma = {br.safe} satisfies condition (2) of seed 000 "
+                   f"Thm 3.2 with eta = {exact_str(et)} (its privacy profile over every shift is at most "
+                   f"(1 - eta) delta = {exact_str(target)}), hence is ({exact_str(eps)}, {exact_str(dq)})-DP; "
+                   f"sigma = {br.unsafe} violates condition (2)."),
+        precision_bits=br.precision_bits,
+        timing_seconds=clock.elapsed(),
+        extra=extra,
+    ).seal()
+
+
 # ------------------------------------------------------------------------------ exact
 
 
@@ -257,13 +374,13 @@ def exact_calibration(mechanism: str, *, epsilon: object, delta: object, rtol: o
         return cls.profile_ball(t, arb_of(eps), rel_tol=1e-9, target=arb_of(d_arb_target), **params)
 
     if candidate is None:
-        from certdp.workflows.mixtures_float import analytic_gaussian_sigma_float, qg_paper_sigma_float
+        from certdp.workflows.mixtures_float import mg_sigma_float, qg_paper_sigma_float
 
         try:
             if cls.name == "quasi-gaussian":
                 candidate = 0.98 * qg_paper_sigma_float(float(eps), float(dq), float(params["sensitivity"]))
             else:
-                candidate = 0.8 * analytic_gaussian_sigma_float(float(eps), float(dq), float(params["sensitivity"]))
+                candidate = mg_sigma_float(float(eps), float(dq), params["components"], float(params["sensitivity"]))
         except (ValueError, ArithmeticError):
             candidate = None
     br = certified_monotone_bracket(profile, dq, increasing=False, candidate=candidate, rtol=tol)

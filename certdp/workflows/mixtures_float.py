@@ -13,7 +13,8 @@ from scipy.optimize import brentq, minimize_scalar
 from scipy.special import log_ndtr, ndtr
 
 __all__ = ["qg_sigma1_float", "qg_sigma2_float", "qg_paper_sigma_float", "analytic_gaussian_sigma_float",
-           "qg_moments_float", "mg_moments_float"]
+           "qg_moments_float", "mg_moments_float",
+           "mixture_hockey_stick_float", "mg_profile_float", "mg_sigma_float"]
 
 
 def _h_sum(sigma: float, eps: float, delta: float, d: float) -> float:
@@ -111,3 +112,101 @@ def mg_moments_float(sigma: float, eps: float, k_max: int, d: float = 1.0) -> tu
                            + mu * (1 - 2 * ndtr(-mu / sigma)))))
     e2 = float(sigma ** 2 + np.sum(p * mu ** 2))
     return ea, e2
+
+
+# ------------------------------------------------------------------ multi-Gaussian (float guide)
+
+
+def _mg_components(eps: float, k_max: int, d: float) -> tuple[np.ndarray, np.ndarray]:
+    ks = np.arange(-k_max, k_max + 1)
+    logw = -np.abs(ks) * float(eps)
+    logw -= float(np.logaddexp.reduce(logw))
+    return ks * d, logw
+
+
+def _phi_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Phi(b) - Phi(a) for a <= b, on the tail side that avoids cancellation."""
+    return np.where(a > 0, ndtr(-a) - ndtr(-b), ndtr(b) - ndtr(a))
+
+
+def mixture_hockey_stick_float(means: np.ndarray, logw: np.ndarray, sigma: float, eps: float, phi: float,
+                               tail: float = 12.0) -> float:
+    """int (f(x + phi) - e^eps f(x))_+ dx for f = sum_k w_k N(m_k, sigma^2), in float64.
+
+    Roots of log f(x + phi) - log f(x) - eps are located on a grid and refined by bisection;
+    the integral is then a sum of Gaussian-CDF differences. A float estimate only.
+    """
+    xl = float(means.min()) - phi - tail * sigma
+    xr = float(means.max()) + tail * sigma
+    n = int(min(40000, max(2000, 40 * (xr - xl) / sigma)))
+    xs = np.linspace(xl, xr, n)
+    inv = 1.0 / (2 * sigma * sigma)
+
+    def ell(x: np.ndarray) -> np.ndarray:
+        a = np.logaddexp.reduce(logw[None, :] - (x[:, None] + phi - means[None, :]) ** 2 * inv, axis=1)
+        b = np.logaddexp.reduce(logw[None, :] - (x[:, None] - means[None, :]) ** 2 * inv, axis=1)
+        return a - b - eps
+
+    g = ell(xs)
+    idx = np.nonzero(np.sign(g[:-1]) * np.sign(g[1:]) < 0)[0]
+    a, b, ga = xs[idx].copy(), xs[idx + 1].copy(), g[idx].copy()
+    for _ in range(50):
+        if a.size == 0:
+            break
+        m = 0.5 * (a + b)
+        gm = ell(m)
+        left = np.sign(gm) == np.sign(ga)
+        a, ga, b = np.where(left, m, a), np.where(left, gm, ga), np.where(left, b, m)
+    edges = np.concatenate(([-np.inf], 0.5 * (a + b), [np.inf]))
+    # sign of each run from the grid sample nearest its middle
+    total = 0.0
+    w = np.exp(logw)
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        probe = 0.5 * (max(lo, xl) + min(hi, xr))
+        if ell(np.array([probe]))[0] <= 0:
+            continue
+        za = (lo + phi - means) / sigma
+        zb = (hi + phi - means) / sigma
+        ya = (lo - means) / sigma
+        yb = (hi - means) / sigma
+        total += float(np.sum(w * _phi_diff(za, zb)) - math.exp(eps) * np.sum(w * _phi_diff(ya, yb)))
+    return max(total, 0.0)
+
+
+def mg_profile_float(sigma: float, eps: float, k_max: int, d: float = 1.0, n_phi: int = 17,
+                     shape_eps: float | None = None) -> tuple[float, float]:
+    """(sup_{phi in [0, d]} H(phi), argmax) for MG(sigma, K) in float64 (grid + local refinement)."""
+    means, logw = _mg_components(eps if shape_eps is None else shape_eps, k_max, d)
+    phis = np.linspace(0.0, d, n_phi)[1:]
+    vals = [mixture_hockey_stick_float(means, logw, sigma, eps, p) for p in phis]
+    i = int(np.argmax(vals))
+    best, arg = vals[i], float(phis[i])
+    if i < len(phis) - 1 and best > 0:
+        lo = float(phis[i - 1]) if i > 0 else 0.0
+        r = minimize_scalar(lambda p: -mixture_hockey_stick_float(means, logw, sigma, eps, p),
+                            bounds=(lo, float(phis[i + 1])), method="bounded", options={"xatol": 1e-6 * d})
+        if -r.fun > best:
+            best, arg = -r.fun, float(r.x)
+    return best, arg
+
+
+def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: float = 0.0) -> float:
+    """Smallest sigma with sup H <= (1 - eta) delta for MG(sigma, K), in float64 (a candidate only).
+
+    With ``eta > 0`` this is the continuum version of seed 000's condition (2) (Alg. 1); the
+    paper's grid version lies between the ``eta = 0`` and this value.
+    """
+    target = (1 - eta) * delta
+    sg = analytic_gaussian_sigma_float(eps, target, d)
+
+    def g(s: float) -> float:
+        v, _ = mg_profile_float(s, eps, k_max, d)
+        return (math.log(v) if v > 0 else -800.0) - math.log(target)
+
+    hi = sg
+    while g(hi) > 0:
+        hi *= 1.5
+    lo = hi / 2
+    while g(lo) < 0:
+        lo /= 2
+    return brentq(g, lo, hi, xtol=1e-10 * hi, rtol=1e-10, maxiter=200)
