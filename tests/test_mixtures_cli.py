@@ -39,7 +39,16 @@ def test_profile_and_zcdp_and_bad_input():
     assert lo <= 0.12693673750664394 <= hi
     r = _run(["zcdp-compose", "--sigma", "1", "--sigma", "2", "--delta", "1e-5", "--json"])
     assert r.exit_code == 0 and json.loads(r.output)["rho_total"] == "0.625"
-    r = _run(["calibrate", "multi-gaussian", "-K", "2", "-e", "1", "-d", "1e-5", "--eta", "0.01"])
+    r = _run(["calibrate", "multi-gaussian", "-K", "2", "-e", "1", "-d", "1e-3", "--eta", "0.01", "--json"])
+    assert r.exit_code == 0, r.output
+    cert = json.loads(r.output)
+    assert cert["method"] == "paper-thm-3.2" and cert["extra"]["target_delta"] == "0.00099"
+    lo, hi = (float(x) for x in cert["interval"])
+    # independent float check (not a proof): the float hockey-stick sup brackets (1 - eta) delta
+    from certdp.workflows.mixtures_float import mg_profile_float
+
+    assert mg_profile_float(hi, 1.0, 2)[0] <= 0.00099 * (1 + 1e-6) <= mg_profile_float(lo, 1.0, 2)[0] * (1 + 1e-6)
+    r = _run(["calibrate", "multi-gaussian", "-K", "2", "-e", "1", "-d", "1e-3", "--eta", "1.5"])
     from certdp.numbers import InputError
 
-    assert isinstance(r.exception, InputError) and r.exception.parameter == "method"
+    assert isinstance(r.exception, InputError) and r.exception.parameter == "eta"

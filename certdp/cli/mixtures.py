@@ -65,20 +65,27 @@ def max_rtol(rtol: str) -> str:
 @delta_option
 @sensitivity_option
 @click.option("--components", "-K", required=True, type=int, help="K: 2K+1 Gaussians.")
-@click.option("--eta", default=None, help="Discretization of Thm 3.2 (paper method; not available, see docs).")
-@click.option("--method", type=click.Choice(["paper", "exact"]), default="exact", show_default=True)
+@click.option("--eta", default="0.01", show_default=True,
+              help="Discretization of seed 000 Thm 3.2 (paper method): condition (2) at (1 - eta) delta.")
+@click.option("--method", type=click.Choice(["paper", "exact"]), default="paper", show_default=True,
+              help="paper: certified Alg. 1-2 (Thm 3.2); exact: the smallest sigma with delta(eps) <= delta.")
 @rtol_option
 @json_option
 @output_option
 def calibrate_mg(epsilon, delta, sensitivity, components, eta, method, rtol, as_json, output):
-    """Sigma of the multi-Gaussian mixture MG(sigma, K) (seed 000 Def. 3.1), certified."""
-    from certdp.workflows.mixtures import exact_calibration
+    """Sigma of the multi-Gaussian mixture MG(sigma, K) (seed 000 Def. 3.1), certified.
 
-    if method == "paper" or eta is not None:
-        raise InputError("method", "the certified Alg. 1-2 (eta grid) is not implemented: its grid has "
-                                   "ceil(Delta/(sqrt(2 pi) eta sigma delta)) shifts; use --method exact")
-    cert = exact_calibration("multi-gaussian", epsilon=epsilon, delta=delta, sensitivity=sensitivity,
-                             components=components, rtol=max_rtol(rtol))
+    The paper method certifies Alg. 1's sigma without enumerating its shift grid: the safe end by
+    the exact engine's sup over all shifts, the unsafe end by a grid shift where condition (2) fails.
+    """
+    from certdp.workflows.mixtures import exact_calibration, mg_paper_calibration
+
+    if method == "paper":
+        cert = mg_paper_calibration(epsilon=epsilon, delta=delta, components=components, eta=eta,
+                                    sensitivity=sensitivity, rtol=max_rtol(rtol))
+    else:
+        cert = exact_calibration("multi-gaussian", epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                                 components=components, rtol=max_rtol(rtol))
     sys.exit(emit_certificate(cert, as_json, output))
 
 

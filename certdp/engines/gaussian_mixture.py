@@ -447,6 +447,15 @@ class _Difference:
             return 1
         if centre.upper() < -spread:
             return -1
+        if lx_lo > 0 or lx_hi < 0:
+            # l is monotone in x on the piece for every shift: its extremes are at the two ends
+            lp = lp_lo.abs_upper().max(lp_hi.abs_upper()) * rp
+            ends = [self._log_density(xv + pm, act_y) - self._log_density(xv, act_x) - self.log_exp_eps
+                    for xv in (xa, xb)]
+            if all(v.lower() > lp for v in ends):
+                return 1
+            if all(v.upper() < -lp for v in ends):
+                return -1
         return 0
 
     def _tie_coefficient(self, cj: Component, ck: Component) -> arb:
@@ -595,6 +604,7 @@ class _Difference:
 
 
 CUT_STEP = 0.5
+BALL_BUDGET = 2000
 
 
 class _Structure:
@@ -610,7 +620,7 @@ class _Structure:
         self.root_width = root_width
         self.max_depth = max_depth
         self.min_piece = min_piece if min_piece is not None else root_width * 1e-3
-        self.budget = 600  # ball mode: evaluations before the remaining unsigned pieces stay uncertain
+        self.budget = BALL_BUDGET  # ball mode: evaluations before the remaining unsigned pieces stay uncertain
         self.point_budget = 20000  # point mode: same, as a guard (uncertain pieces only widen the bounds)
         # an unsigned piece whose |D| and |f'| enclosures times its width are below this stays
         # uncertain without further splitting: its contribution to either bound is negligible

@@ -130,7 +130,7 @@ def _phi_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def mixture_hockey_stick_float(means: np.ndarray, logw: np.ndarray, sigma: float, eps: float, phi: float,
-                               tail: float = 12.0) -> float:
+                               tail: float = 10.0) -> float:
     """int (f(x + phi) - e^eps f(x))_+ dx for f = sum_k w_k N(m_k, sigma^2), in float64.
 
     Roots of log f(x + phi) - log f(x) - eps are located on a grid and refined by bisection;
@@ -138,7 +138,7 @@ def mixture_hockey_stick_float(means: np.ndarray, logw: np.ndarray, sigma: float
     """
     xl = float(means.min()) - phi - tail * sigma
     xr = float(means.max()) + tail * sigma
-    n = int(min(40000, max(2000, 40 * (xr - xl) / sigma)))
+    n = int(min(40000, max(1000, 12 * (xr - xl) / sigma)))
     xs = np.linspace(xl, xr, n)
     inv = 1.0 / (2 * sigma * sigma)
 
@@ -184,7 +184,7 @@ def mg_profile_float(sigma: float, eps: float, k_max: int, d: float = 1.0, n_phi
     if i < len(phis) - 1 and best > 0:
         lo = float(phis[i - 1]) if i > 0 else 0.0
         r = minimize_scalar(lambda p: -mixture_hockey_stick_float(means, logw, sigma, eps, p),
-                            bounds=(lo, float(phis[i + 1])), method="bounded", options={"xatol": 1e-6 * d})
+                            bounds=(lo, float(phis[i + 1])), method="bounded", options={"xatol": 1e-5 * d})
         if -r.fun > best:
             best, arg = -r.fun, float(r.x)
     return best, arg
@@ -208,5 +208,5 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
         hi *= 1.5
     lo = hi / 2
     while g(lo) < 0:
-        lo /= 2
-    return brentq(g, lo, hi, xtol=1e-10 * hi, rtol=1e-10, maxiter=200)
+        hi, lo = lo, lo / 2
+    return brentq(g, lo, hi, xtol=1e-9 * hi, rtol=1e-9, maxiter=200)
