@@ -952,8 +952,8 @@ class SupResult:
 
 
 def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb | None,
-                       max_intervals: int, initial: int, trace: list | None = None
-                       ) -> tuple[arb, arb, float, int, int, str | None]:
+                       max_intervals: int, initial: int, trace: list | None = None,
+                       hints: Sequence[float] = ()) -> tuple[arb, arb, float, int, int, str | None]:
     best_lower = arb(0)
     best_arg = 0.0
     points: dict[Fraction, ShiftResult] = {}
@@ -989,6 +989,15 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
         alt = point(ta).upper.min(point(tb).upper) + shift_tv_bound(half * 2, eng.mix.sigma)
         return up.min(alt).upper(), False
 
+    # float hints (e.g. a float argmax) are evaluated first, at nearby dyadic shifts: a certified
+    # lower bound there often decides "gt" at once; they never affect the upper bound
+    for h in hints:
+        if 0 <= h <= 1:
+            t = Fraction(round(h * 2**24), 2**24)
+            point(t)
+            if target is not None and best_lower > target:
+                # decided before any search: the only upper bound known is the trivial H <= 1
+                return best_lower, arb(1), best_arg, 0, len(points), "gt"
     heap: list[tuple[float, int, Fraction, Fraction, arb, bool]] = []
     counter = 0
     step = Fraction(1, initial)
@@ -1032,7 +1041,8 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
 
 def privacy_profile_sup(mix: GaussianMixture, epsilon: arb, sensitivity: arb, *, symmetric: bool,
                         rel_tol: float = 1e-12, target: arb | None = None, delta_scale: float | None = None,
-                        max_intervals: int = 4000, initial: int = 4) -> SupResult:
+                        max_intervals: int = 4000, initial: int = 4,
+                        hints: Sequence[float] = ()) -> SupResult:
     """Certified enclosure of ``delta(eps) = sup_{|phi| <= Delta} H(phi)``.
 
     ``symmetric=True`` is the caller's statement that ``f(-x) = f(x)`` (then ``H(-phi) = H(phi)``
@@ -1042,7 +1052,8 @@ def privacy_profile_sup(mix: GaussianMixture, epsilon: arb, sensitivity: arb, *,
     ``target`` it stops as soon as ``upper <= target`` (decided "le": the mechanism is
     (eps, target)-DP) or ``lower > target`` (decided "gt": it is not), so a calibration decision
     costs only the evaluations it needs. ``lower``/``upper`` are certified in every case; when
-    the search runs out of ``max_intervals`` they are still valid, only wider.
+    the search runs out of ``max_intervals`` they are still valid, only wider. ``hints`` are float
+    shifts (e.g. a float argmax) evaluated first; they only speed up a "gt" decision.
     """
     scale = delta_scale if delta_scale is not None else (float(target) if target is not None else 1e-6)
     lowers, uppers, args = [], [], []
@@ -1051,7 +1062,8 @@ def privacy_profile_sup(mix: GaussianMixture, epsilon: arb, sensitivity: arb, *,
     mixes = [mix] if symmetric else [mix, mix.mirrored()]
     for m in mixes:
         eng = _Engine(m, epsilon, scale, rel_tol)
-        lo, up, arg, ni, npnt, dec = _sup_one_direction(eng, sensitivity, rel_tol, target, max_intervals, initial)
+        lo, up, arg, ni, npnt, dec = _sup_one_direction(eng, sensitivity, rel_tol, target, max_intervals, initial,
+                                                        hints=[abs(h) / float(sensitivity) for h in hints])
         lowers.append(lo)
         uppers.append(up)
         args.append(arg)

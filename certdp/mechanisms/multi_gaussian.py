@@ -92,7 +92,12 @@ class MultiGaussian(Mechanism):
         se = epsilon if shape_epsilon is None else arb_of(shape_epsilon)
         d = arb_of(sensitivity)
         mix = multi_gaussian_mixture(value, se, d, components)
-        res = privacy_profile_sup(mix, epsilon, d, symmetric=True, rel_tol=rel_tol, target=target)
+        hints: list[float] = []
+        if target is not None and shape_epsilon is None:
+            from certdp.workflows.mixtures import _float_argmax
+
+            hints = _float_argmax(float(value.mid()), float(epsilon.mid()), components, float(sensitivity))
+        res = privacy_profile_sup(mix, epsilon, d, symmetric=True, rel_tol=rel_tol, target=target, hints=hints)
         lo, hi = res.lower, res.upper
         return (lo + hi) / 2 + (hi - lo) / 2 * arb(0, 1)
 

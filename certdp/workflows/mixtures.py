@@ -252,6 +252,16 @@ def mg_grid_step(sigma: arb, epsilon_delta_eta: tuple[arb, arb], sensitivity: ar
     return None
 
 
+def _float_argmax(sigma: float, epsilon: float, components: int, sensitivity: float) -> list[float]:
+    """Float argmax of the MG shift profile (a hint for the certified search; never decides)."""
+    from certdp.workflows.mixtures_float import mg_profile_float
+
+    try:
+        return [mg_profile_float(sigma, epsilon, components, sensitivity)[1]]
+    except (ValueError, ArithmeticError):
+        return []
+
+
 def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, components: int,
                      sensitivity: Fraction, witnesses: list | None = None):
     """sigma -> enclosure used to decide seed 000's condition (2) (Thm 3.2) at ``(1 - eta) delta``.
@@ -269,7 +279,8 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
         e, d = arb_of(epsilon), arb_of(sensitivity)
         target = arb_of((1 - eta) * delta)
         mix = multi_gaussian_mixture(t, e, d, components)
-        res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=target)
+        res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=target,
+                                  hints=_float_argmax(float(t.mid()), float(epsilon), components, float(sensitivity)))
         lower = arb(0)
         if not res.upper <= target:
             n = mg_grid_step(t, (arb_of(delta), arb_of(eta)), d)

@@ -26,8 +26,8 @@ from flint import arb
 
 from certdp.numbers import arb_of, decimal_bounds, working_precision
 
-__all__ = ["PAPER_TABLE3", "PAPER_TABLE4", "mg_best_k_float", "MGCell", "mg_cell", "implied_sigma",
-           "audit_mg_sigma"]
+__all__ = ["PAPER_TABLE3", "PAPER_TABLE4", "mg_best_k_float", "MGCell", "mg_cell", "mg_cell_float",
+           "implied_sigma", "audit_mg_sigma", "audit_printed_cell", "certify_cell", "run_with_timeout"]
 
 PAPER_TABLE3 = [  # best K for l1, rows = DELTAS, columns = EPSILONS (mixtures_tables)
     [1, 19, 20, 18, 14, 13, 14, 9, 14, 9],
@@ -109,7 +109,7 @@ def _improvement(a: arb, m: arb) -> arb:
     return 100 * (a - m) / top
 
 
-def mg_cell(epsilon: str, delta: str, k: int, eta: str = "0.01") -> MGCell:
+def mg_cell(epsilon: str, delta: str, k: int, eta: str = "0.01", rtol: Fraction = Fraction(1, 10**5)) -> MGCell:
     """Certified Table 3/4 cell for a given K: Alg. 1 sigma (certified) and the l1/l2 improvements."""
     import time
 
@@ -118,7 +118,7 @@ def mg_cell(epsilon: str, delta: str, k: int, eta: str = "0.01") -> MGCell:
     from certdp.workflows.mixtures import mg_paper_calibration
 
     t0 = time.perf_counter()
-    cert = mg_paper_calibration(epsilon=epsilon, delta=delta, components=k, eta=eta, rtol=Fraction(1, 10**7))
+    cert = mg_paper_calibration(epsilon=epsilon, delta=delta, components=k, eta=eta, rtol=rtol)
     g = calibrate("gaussian", epsilon=epsilon, delta=delta, sensitivity=1)
     with working_precision(128):
         sa = arb_of(Fraction(g.value))
@@ -162,16 +162,92 @@ def audit_mg_sigma(sigma: Fraction, epsilon: str, delta: str, k: int) -> dict[st
     """Certified verdict: is MG(sigma, K) (epsilon, delta)-DP? (exact engine, decision mode)."""
     from certdp.engines.gaussian_mixture import privacy_profile_sup
     from certdp.mechanisms.multi_gaussian import multi_gaussian_mixture
+    from certdp.workflows.mixtures import _float_argmax
 
     for bits in (64, 128, 256):
         with working_precision(bits):
             e = arb_of(Fraction(epsilon))
             d = arb(1)
             mix = multi_gaussian_mixture(arb_of(sigma), e, d, k)
-            res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=arb_of(Fraction(delta)))
+            res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=arb_of(Fraction(delta)),
+                                      hints=_float_argmax(float(sigma), float(Fraction(epsilon)), k, 1.0))
             if res.decided == "le":
                 return {"verdict": "VALID", "delta_upper": decimal_bounds(res.upper)[1], "bits": bits}
             if res.decided == "gt":
                 return {"verdict": "VIOLATED", "delta_lower": decimal_bounds(res.lower)[0],
                         "witness_shift": res.argmax, "bits": bits}
     return {"verdict": "UNDECIDED", "reason": "sup search did not separate delta at 256 bits"}
+
+
+def mg_cell_float(epsilon: str, delta: str, k: int, eta: float = 0.01) -> dict[str, float]:
+    """Float64 Table 3/4 cell at a given K (Alg. 1 continuum sigma): NOT certified, a guide only."""
+    from certdp.workflows.mixtures_float import analytic_gaussian_sigma_float, mg_moments_float, mg_sigma_float
+
+    e, dl = float(epsilon), float(delta)
+    s = mg_sigma_float(e, dl, k, eta=eta)
+    sa = analytic_gaussian_sigma_float(e, dl)
+    l1, l2 = mg_moments_float(s, e, k)
+    a1, a2 = sa * math.sqrt(2 / math.pi), sa * sa
+    return {"sigma": s, "gaussian_sigma": sa, "l1_improvement": 100 * (a1 - l1) / max(a1, l1),
+            "l2_improvement": 100 * (a2 - l2) / max(a2, l2)}
+
+
+# ------------------------------------------------------------------ running the table
+
+
+def _child(queue: Any, fn: Any, args: tuple) -> None:
+    try:
+        queue.put(("ok", fn(*args)))
+    except Exception as exc:  # reported to the parent, never silently dropped
+        queue.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def run_with_timeout(fn: Any, args: tuple, timeout: float) -> tuple[str, Any]:
+    """Run ``fn(*args)`` in a child process; ``("timeout", None)`` if it exceeds ``timeout`` seconds."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_child, args=(queue, fn, args))
+    proc.start()
+    proc.join(timeout)
+    if proc.is_alive():
+        proc.terminate()
+        proc.join()
+        return "timeout", None
+    return queue.get() if not queue.empty() else ("error", f"exit code {proc.exitcode}")
+
+
+def audit_printed_cell(i: int, j: int, timeout: float = 120.0) -> dict[str, Any]:
+    """Audit one printed Table 4 value: implied sigma (certified), then a certified DP verdict."""
+    from certdp.workflows.mixtures_tables import DELTAS, EPSILONS
+
+    eps, dl, k, printed = EPSILONS[j], DELTAS[i], PAPER_TABLE3[i][j], PAPER_TABLE4[i][j]
+    kind, val = implied_sigma(eps, dl, k, printed)
+    out: dict[str, Any] = {"epsilon": eps, "delta": dl, "K": k, "printed": printed}
+    if kind == "impossible":
+        out.update(verdict="IMPOSSIBLE", implied_l2=val[0], l2_floor=val[1],
+                   reason="the printed l2 loss is below Delta^2 sum_k p_k k^2, the l2 loss of MG at sigma = 0")
+        return out
+    if kind != "sigma":
+        out.update(verdict="UNDECIDED", reason="implied sigma^2 not separated from 0")
+        return out
+    out["implied_sigma"] = f"{float(val):.12g}"
+    status, res = run_with_timeout(audit_mg_sigma, (val, eps, dl, k), timeout)
+    if status == "ok":
+        out.update(res)
+    else:
+        out.update(verdict="UNDECIDED", reason=f"{status} after {timeout:.0f} s" if status == "timeout" else res)
+    return out
+
+
+def certify_cell(i: int, j: int, timeout: float = 300.0) -> dict[str, Any]:
+    """Certified Table 3/4 cell at the paper's K (child process, ``timeout`` seconds)."""
+    from dataclasses import asdict
+
+    from certdp.workflows.mixtures_tables import DELTAS, EPSILONS
+
+    status, res = run_with_timeout(mg_cell, (EPSILONS[j], DELTAS[i], PAPER_TABLE3[i][j]), timeout)
+    if status == "ok":
+        return {"status": "ok", **asdict(res)}
+    return {"status": status, "detail": res, "timeout_seconds": timeout}
