@@ -136,8 +136,9 @@ def mg_cell(epsilon: str, delta: str, k: int, eta: str = "0.01", rtol: Fraction 
 def implied_sigma(epsilon: str, delta: str, k: int, printed_l2_improvement: float) -> tuple[str, Any]:
     """The MG sigma a printed Table 4 value implies (given K), certified.
 
-    Returns ``("impossible", bound)`` when ``m = a (1 - I/100) <= Delta^2 sum p_k k^2`` is proven
-    (then no sigma >= 0 gives that l2 loss; ``bound`` is the certified minimal improvement gap),
+    Returns ``("impossible", (m_upper, floor_lower, for_every_k))`` when ``m = a (1 - I/100) <=
+    Delta^2 sum p_k k^2`` is proven (then no sigma >= 0 gives that l2 loss with this K; ``for_every_k``
+    says whether even K = 1, the smallest floor, is excluded),
     ``("sigma", Fraction)`` with the implied sigma rounded to 12 significant digits, or
     ``("undecided", None)``.
     """
@@ -151,7 +152,9 @@ def implied_sigma(epsilon: str, delta: str, k: int, printed_l2_improvement: floa
         floor_ = _pk_k2(arb_of(Fraction(epsilon)), k)
         s2 = m - floor_
         if s2 <= 0:
-            return "impossible", (float(m.upper()), float(floor_.lower()))
+            # the floor sum_k p_k k^2 increases with K, so K = 1 gives the smallest floor of all K
+            every_k = bool(m - _pk_k2(arb_of(Fraction(epsilon)), 1) <= 0)
+            return "impossible", (float(m.upper()), float(floor_.lower()), every_k)
         if not s2 > 0:
             return "undecided", None
         s = s2.sqrt()
@@ -226,8 +229,9 @@ def audit_printed_cell(i: int, j: int, timeout: float = 120.0) -> dict[str, Any]
     kind, val = implied_sigma(eps, dl, k, printed)
     out: dict[str, Any] = {"epsilon": eps, "delta": dl, "K": k, "printed": printed}
     if kind == "impossible":
-        out.update(verdict="IMPOSSIBLE", implied_l2=val[0], l2_floor=val[1],
-                   reason="the printed l2 loss is below Delta^2 sum_k p_k k^2, the l2 loss of MG at sigma = 0")
+        out.update(verdict="IMPOSSIBLE", implied_l2=val[0], l2_floor=val[1], impossible_for_every_k=val[2],
+                   reason="the printed l2 loss is below Delta^2 sum_k p_k k^2, the l2 loss of MG at sigma = 0"
+                          + (" (for every K >= 1)" if val[2] else " (with the Table 3 K)"))
         return out
     if kind != "sigma":
         out.update(verdict="UNDECIDED", reason="implied sigma^2 not separated from 0")
@@ -251,3 +255,27 @@ def certify_cell(i: int, j: int, timeout: float = 300.0) -> dict[str, Any]:
     if status == "ok":
         return {"status": "ok", **asdict(res)}
     return {"status": status, "detail": res, "timeout_seconds": timeout}
+
+
+def audit_printed_cell_every_k(i: int, j: int, ks: range = range(1, 21), timeout: float = 120.0) -> dict[str, Any]:
+    """Like :func:`audit_printed_cell` but for every K in ``ks``: is the printed value private for *some* K?
+
+    Table 4's K is not printed (Table 3 lists the l1-best K); this removes that assumption. Returns
+    the per-K verdicts; the printed value is refuted for every K when all are IMPOSSIBLE/VIOLATED.
+    """
+    from certdp.workflows.mixtures_tables import DELTAS, EPSILONS
+
+    eps, dl, printed = EPSILONS[j], DELTAS[i], PAPER_TABLE4[i][j]
+    per_k: dict[int, str] = {}
+    for k in ks:
+        kind, val = implied_sigma(eps, dl, k, printed)
+        if kind == "impossible":
+            per_k[k] = "IMPOSSIBLE"
+            continue
+        if kind != "sigma":
+            per_k[k] = "UNDECIDED"
+            continue
+        status, res = run_with_timeout(audit_mg_sigma, (val, eps, dl, k), timeout)
+        per_k[k] = res["verdict"] if status == "ok" else "UNDECIDED"
+    refuted = all(v in ("IMPOSSIBLE", "VIOLATED") for v in per_k.values())
+    return {"epsilon": eps, "delta": dl, "printed": printed, "per_k": per_k, "refuted_for_every_k": refuted}
