@@ -335,19 +335,26 @@ def test_hockey_stick_shape_epsilon_differs_from_eps():
 # 2. sup over the shift
 
 
-SUP_CASES = [("0.4", "2", 3), ("2.3", "1", 10), ("0.2", "10", 10)]
+# (0.2, 8, 3): well separated with a sharp interior peak: H(0.9155) ~ 2.8e-5 while H(7/8) ~ 2e-11 and
+# H(1) ~ 4e-11. The engine needs ~55 s at rel_tol 1e-6 (and hits max_intervals = 4000 after ~620 s
+# at rel_tol 1e-10, gap 3.6e-9), so it is marked slow.
+SUP_CASES = [
+    ("0.4", "2", 3, 1e-10),
+    ("2.3", "1", 10, 1e-10),
+    pytest.param("0.2", "8", 3, 1e-6, marks=pytest.mark.slow),
+]
 
 
-@pytest.mark.parametrize("sigma,eps,K", SUP_CASES)
-def test_privacy_profile_sup_dominates_grid(sigma, eps, K):
+@pytest.mark.parametrize("sigma,eps,K,rel_tol", SUP_CASES)
+def test_privacy_profile_sup_dominates_grid(sigma, eps, K, rel_tol):
     """``privacy_profile_sup``: upper >= the mpmath H(phi) at every phi of a grid in (0, Delta], and
     lower <= mpmath H at the engine's own argmax (a dyadic shift, evaluated exactly), which is
-    <= the true sup. The reference max is refined near the grid argmax by golden section and must
-    also lie below upper."""
+    <= the true sup. An interior grid max is refined by golden section on the mpmath reference and
+    must stay below upper; upper is within ~rel_tol of the best reference value seen."""
     with working_precision(128):
         e = arb(eps)
         mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
-        res = privacy_profile_sup(mix, e, arb(1), symmetric=True, rel_tol=1e-10)
+        res = privacy_profile_sup(mix, e, arb(1), symmetric=True, rel_tol=rel_tol)
     lo, hi = _lo(res.lower), _hi(res.upper)
     n = 8
     grid = [Fraction(i, n) for i in range(1, n + 1)]
@@ -358,20 +365,23 @@ def test_privacy_profile_sup_dominates_grid(sigma, eps, K):
     assert 0 < arg <= 1
     h_arg = ref_h(sigma, eps, K, arg)
     assert lo <= h_arg <= hi, (arg, lo, h_arg, hi)
+    vals[arg] = h_arg
     best = max(vals, key=vals.get)
-    assert vals[best] <= hi
-    if best < 1:  # interior max: refine the reference sup a little
-        a, b = float(best - Fraction(1, n)), float(best + Fraction(1, n))
-        g = (math.sqrt(5) - 1) / 2
-        for _ in range(12):
+    seen = max(vals.values())
+    if best < 1:  # interior max: refine the reference sup by golden section
+        a, b = max(best - Fraction(1, 64), Fraction(1, 64)), min(best + Fraction(1, 64), Fraction(1))
+        g = Fraction(618034, 1000000)
+        for _ in range(14):
             c, d = b - g * (b - a), a + g * (b - a)
             if ref_h(sigma, eps, K, c) >= ref_h(sigma, eps, K, d):
                 b = d
             else:
                 a = c
-        assert ref_h(sigma, eps, K, (a + b) / 2) <= hi
-    # the certified sup is tight: within rel_tol-ish of the best reference value seen
-    assert hi - max(max(vals.values()), h_arg) <= mpmath.mpf("1e-6") * hi
+        refined = ref_h(sigma, eps, K, (a + b) / 2)
+        assert refined <= hi, (float((a + b) / 2), refined, hi)
+        seen = max(seen, refined)
+    # the certified sup is tight: within ~rel_tol of the best reference value seen
+    assert hi - seen <= mpmath.mpf(max(10 * rel_tol, 1e-8)) * hi, (lo, seen, hi, res.argmax)
 
 
 # ------------------------------------------------------------------------------------------
