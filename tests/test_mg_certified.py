@@ -357,6 +357,39 @@ def test_hockey_stick_epsilon_ball(sigma, K, phi, same_eps):
         assert hi - lo <= mpmath.mpf("1e-6") * max(refs), (lo, refs, hi)
 
 
+PHI_BALLS = [
+    # (sigma, eps, K, phi_lo, phi_hi)
+    ("0.4", "2", 3, 0.5, 0.5 + 2.0 ** -12),
+    ("0.4", "2", 3, 1 - 2.0 ** -10, 1.0),          # contains the tied shift Delta
+    ("2.3", "1", 10, 0.75, 0.75 + 2.0 ** -8),
+    ("0.2", "8", 3, 0.9155, 0.9155 + 2.0 ** -14),  # at the sharp interior peak
+]
+
+
+@pytest.mark.parametrize("sigma,eps,K,pa,pb", PHI_BALLS)
+def test_shift_ball_value_and_derivative(sigma, eps, K, pa, pb):
+    """A ball of shifts [pa, pb]: ``hockey_stick_at_shift`` must enclose the mpmath H at pa, pb and
+    the midpoint, and the engine's ``derivative_on`` enclosure of H' over the ball must contain the
+    mpmath difference quotient (H(pb) - H(pa)) / (pb - pa) = H'(xi) for some xi in the ball
+    (mean value theorem)."""
+    from certdp.engines.gaussian_mixture import _Engine
+
+    with working_precision(128):
+        e = arb(eps)
+        mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
+        phi = _ball(pa, pb)
+        val = hockey_stick_at_shift(mix, e, phi)
+        dh = _Engine(mix, e, 1e-12, 1e-14).derivative_on(phi)
+    qa, qb = _q(pa), _q(pb)
+    ha, hb = ref_h(sigma, eps, K, qa), ref_h(sigma, eps, K, qb)
+    hm = ref_h(sigma, eps, K, (qa + qb) / 2)
+    lo, hi = _lo(val.lower), _hi(val.upper)
+    for h in (ha, hm, hb):
+        assert lo <= h <= hi, (lo, h, hi)
+    slope = (hb - ha) / _mp(qb - qa)
+    assert _lo(dh) <= slope <= _hi(dh), (_lo(dh), slope, _hi(dh))
+
+
 # ------------------------------------------------------------------------------------------
 # 2. sup over the shift
 
