@@ -483,7 +483,7 @@ def _sign_check(mix_i: int, u_lo: float, width_exp: float, phi_c: float, phi_exp
     return 1
 
 
-@settings(max_examples=200, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=120, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 @given(mix_i=st.integers(0, len(SIGN_MIXES) - 1), u_lo=st.floats(0, 1), width_exp=st.floats(-4, 0.5),
        phi_c=st.floats(0.05, 1.0), phi_exp=st.sampled_from([-12.0, -6.0, -3.0, -2.0]),
        near_delta=st.booleans())
