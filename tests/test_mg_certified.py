@@ -451,14 +451,16 @@ SIGN_MIXES = [("0.4", "2", 3), ("0.2", "10", 10), ("2.3", "1", 10), ("0.5", "1",
 _REFS: dict = {}
 
 
-def _sign_check(mix_i: int, u_lo: float, width_exp: float, phi_c: float, phi_exp: float, use_interval: bool):
+def _sign_check(mix_i: int, u_lo: float, width_exp: float, phi_c: float, phi_exp: float, use_interval: bool,
+                lo: float | None = None):
     sigma, eps, K = SIGN_MIXES[mix_i]
     s = float(sigma)
     with working_precision(128):
         e = arb(eps)
         mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
         diff = _Difference(mix, e.exp(), float(e), e)  # same object: ties exact (interval_sign)
-        lo = float(-K - 1 - 6 * s + u_lo * (2 * K + 1 + 12 * s))
+        if lo is None:
+            lo = float(-K - 1 - 6 * s + u_lo * (2 * K + 1 + 12 * s))
         hi = lo + s * 10.0 ** width_exp
         rad = 10.0 ** phi_exp
         pa, pb = max(1e-3, phi_c - rad), min(1.0, phi_c + rad)
@@ -483,7 +485,7 @@ def _sign_check(mix_i: int, u_lo: float, width_exp: float, phi_c: float, phi_exp
     return 1
 
 
-@settings(max_examples=120, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=80, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 @given(mix_i=st.integers(0, len(SIGN_MIXES) - 1), u_lo=st.floats(0, 1), width_exp=st.floats(-4, 0.5),
        phi_c=st.floats(0.05, 1.0), phi_exp=st.sampled_from([-12.0, -6.0, -3.0, -2.0]),
        near_delta=st.booleans())
@@ -494,6 +496,28 @@ def test_logratio_sign_sound(mix_i, u_lo, width_exp, phi_c, phi_exp, near_delta)
     if near_delta:
         phi_c = 1.0  # balls [1 - r, 1]: the tied shift phi = Delta is inside
     _sign_check(mix_i, u_lo, width_exp, phi_c, phi_exp, True)
+
+
+ROOT_PHIS = (0.37, 0.8, 1.0)
+_ROOTS: dict = {}
+
+
+@settings(max_examples=120, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(mix_i=st.integers(0, len(SIGN_MIXES) - 1), phi_i=st.integers(0, len(ROOT_PHIS) - 1),
+       root_u=st.floats(0, 1), offset=st.floats(-3, 2), width_exp=st.floats(-6, -0.5),
+       phi_exp=st.sampled_from([-12.0, -8.0, -5.0, -3.0]))
+def test_sign_tests_sound_next_to_roots(mix_i, phi_i, root_u, offset, width_exp, phi_exp):
+    """Same check as above, with the pieces placed at or next to a root of D (mpmath root of the
+    shift-ball centre), where the mean-value spread decides the answer: a piece [r + o w, r + (o+1) w]."""
+    sigma, eps, K = SIGN_MIXES[mix_i]
+    phi_c = ROOT_PHIS[phi_i]
+    key = (mix_i, phi_c)
+    if key not in _ROOTS:
+        _ROOTS[key] = [float(r) for r in MGShiftRef(sigma, eps, K, _q(phi_c)).roots()]
+    roots = _ROOTS[key]
+    r = roots[min(int(root_u * len(roots)), len(roots) - 1)]
+    w = float(sigma) * 10.0 ** width_exp
+    _sign_check(mix_i, 0.0, width_exp, phi_c, phi_exp, True, lo=r + offset * w)
 
 
 def test_logratio_sign_decides_often():
