@@ -322,12 +322,17 @@ def test_hockey_stick_at_shift_encloses_mpmath(sigma, eps, K, phi, delta, same_e
         assert hi - lo <= mpmath.mpf(tol) * ref, (lo, ref, hi)
 
 
-def test_hockey_stick_shape_epsilon_differs_from_eps():
-    """Mixture designed for shape eps 1/2 evaluated at eps = 1 (no ties exist): engine enclosure
-    contains the mpmath reference with two independent weight exponents."""
-    res = _engine_value("0.4", "1", 3, "1", "1", True, shape_eps="0.5")
-    ref = ref_h("0.4", "1", 3, "1", 1, shape_eps="0.5")
-    assert _lo(res.lower) <= ref <= _hi(res.upper)
+@pytest.mark.parametrize("sigma,K,shape", [("0.4", 3, "0.5"), ("0.4", 3, "1.0000000001"), ("2.3", 10, "1.0000000001")])
+def test_hockey_stick_shape_epsilon_differs_from_eps(sigma, K, shape):
+    """Mixture designed for a shape epsilon != eps = 1, evaluated at phi = Delta: no exact ties exist.
+    Shape 1 + 1e-10 is within the engine's float pairing tolerance (pairs are formed), so the tie
+    coefficient w_{k+1} - e^eps w_k ~ 1e-10 w must NOT be replaced by 0 (the design epsilon is a
+    different ball). Reference: mpmath with two independent weight exponents (no cancellation)."""
+    res = _engine_value(sigma, "1", K, "1", "1", True, shape_eps=shape)
+    ref = ref_h(sigma, "1", K, "1", 1, shape_eps=shape)
+    tied = ref_h(sigma, "1", K, "1", 1)
+    assert ref != tied
+    assert _lo(res.lower) <= ref <= _hi(res.upper), (_lo(res.lower), ref, _hi(res.upper), tied)
     assert _hi(res.upper) - _lo(res.lower) <= mpmath.mpf("1e-6") * ref
 
 
