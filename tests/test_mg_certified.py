@@ -284,13 +284,17 @@ FIXED_CASES = [
     ("2.3", "1", 10, "1", "1"),           # wide, ties
     ("2.3", "1", 10, "0.41", "1"),        # wide, H ~ 2e-14
     ("0.7", "0.3", 10, "1", "1"),
+    ("0.3", "0.05", 10, "0.2", "1"),      # small eps, H ~ 0.11
+    ("0.4", "2", 3, "0.05", "1"),         # tiny shift: H ~ 2.5e-62, far-left root outside the window
 ]
 
 # relative width (upper - lower) / H the enclosure must achieve, (ties, noties); None: not checked.
 # At eps = 10, phi = Delta, H ~ 4e-44 is a cancellation of tied terms ~ 1e-22: with exact ties the
 # root piece still costs ~0.5% (mid-rad enclosure of D on it); without ties the tied pairs cannot
 # be signed in 128 bits, the point budget runs out and upper is a valid but useless ~32.
-WIDTH = {("0.2", "10", 10, "1", "1"): (1e-2, None)}
+# For phi = 0.05 the only positive run is (-inf, ~ -11) (root at -K - s^2 eps/phi): the engine's
+# window does not reach it and the tail mass (~1e-39 at delta_scale 1e-12) is the upper bound.
+WIDTH = {("0.2", "10", 10, "1", "1"): (1e-2, None), ("0.4", "2", 3, "0.05", "1"): (None, None)}
 
 
 def _engine_value(sigma, eps, K, phi, delta, same_eps: bool, shape_eps=None):
