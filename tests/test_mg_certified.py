@@ -13,8 +13,6 @@ differences over the positive runs, at 60+ digits (the precision is raised when 
 
 from __future__ import annotations
 
-import math
-from decimal import Decimal
 from fractions import Fraction
 
 import mpmath
