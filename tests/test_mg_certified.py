@@ -654,11 +654,6 @@ def test_mg_grid_step_near_integer_is_correct_or_undecided(offset):
     assert n is None or n == _mp_grid_n(sig, "1e-5", "0.01"), (n, _mp_grid_n(sig, "1e-5", "0.01"))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "mg_grid_step returns None although the 128-bit enclosure of q = Delta/(sqrt(2 pi) eta sigma delta) "
-    "lies strictly inside (n - 1, n): q = 3989423 * (1 - 1e-18); float(q.lower()) rounds up to n, so only "
-    "the candidate floor n is tried and n - 1 never is (liveness, not soundness: the docstring promises None "
-    "only when the enclosure straddles an integer)"))
 def test_mg_grid_step_decides_just_below_integer():
     """q = n (1 - 1e-18), n = 3989423: the Arb enclosure (width ~1e-38 relative) certainly lies in
     (n - 1, n), so ceil(q) = n (mpmath, 50 digits) must be returned, not None."""

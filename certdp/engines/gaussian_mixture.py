@@ -886,7 +886,7 @@ class _Engine:
         lower = core.lower()
         if lower < 0:
             lower = arb(0)
-        upper = (core + extra).upper()
+        upper = (core + extra).upper().min(arb(1))  # H <= int f(x + phi) dx = 1 always
         return ShiftResult(lower, upper, None, len(unc), len(unc), st.evaluations)
 
     def derivative_on(self, phi: arb) -> arb:

@@ -245,8 +245,9 @@ def mg_grid_step(sigma: arb, epsilon_delta_eta: tuple[arb, arb], sensitivity: ar
     delta, eta = epsilon_delta_eta
     q = sensitivity / ((2 * arb.pi()).sqrt() * eta * sigma * delta)
     lo, hi = math.floor(float(q.lower())), math.floor(float(q.upper()))
-    # floats of the ends are only used to name candidate integers; the test below is exact
-    for n in {lo, hi}:
+    # floats of the ends only name candidate integers (rounding may move them by one, hence the
+    # neighbours); the test below is exact
+    for n in sorted({lo - 1, lo, hi}):
         if q > n and q < n + 1:  # q in (n, n+1) certified => ceil(q) = n + 1
             return n + 1
     return None
