@@ -129,7 +129,7 @@ def _profile_value(name: str, sigma: str, epsilon: str, sensitivity: str, compon
             runs, _ = st.runs()
             val = eng.value_at(phi)
             witness = {"shift_phi": repr(res.argmax * float(d)),
-                       "set_where_f(x+phi)>e^eps f(x)": [[repr(a), repr(b)] for a, b in runs],
+                       "set_where_f(x+phi)>e^eps f(x)": [[repr(float(a)), repr(float(b))] for a, b in runs],
                        "certified_H(phi)_lower": decimal_bounds(val.lower)[0],
                        "certified_excess_over_delta": decimal_bounds(val.lower - arb_of(Fraction(target)))[0]}
     return lo, hi, res, witness
