@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-__all__ = ["cli", "calibrate", "profile", "audit"]
+__all__ = ["cli", "calibrate", "profile", "audit", "table", "optimize"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -30,3 +30,13 @@ def profile() -> None:
 @cli.group()
 def audit() -> None:
     """Check a claimed parameter: VALID, VIOLATED or UNDECIDED, with the certified true delta."""
+
+
+@cli.group()
+def table() -> None:
+    """Reproduce the papers' tables with certified numbers."""
+
+
+@cli.group()
+def optimize() -> None:
+    """Search a mechanism family for the least noise at (epsilon, delta), then certify it."""

@@ -10,23 +10,11 @@ from certdp.cli.common import (
     console, delta_option, emit_certificate, epsilon_option, json_option, output_option, print_json,
     rtol_option, sensitivity_option,
 )
-from certdp.cli.groups import audit, calibrate, cli, profile
+from certdp.cli.groups import audit, calibrate, cli, optimize, profile, table
 from certdp.numbers import InputError
 
 
-def _table_group() -> click.Group:
-    existing = cli.commands.get("table")
-    if isinstance(existing, click.Group):
-        return existing
-
-    @cli.group("table")
-    def table() -> None:
-        """Reproduce the papers' tables with certified numbers."""
-
-    return table
-
-
-table_group = _table_group()
+table_group = table
 
 
 # ---------------------------------------------------------------- calibrate
@@ -338,19 +326,7 @@ def table_multi_gaussian(as_json, workers, audit_timeout, certify_cells, certify
                   "? = undecided. Summary: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
 
 
-def _optimize_group() -> click.Group:
-    existing = cli.commands.get("optimize")
-    if isinstance(existing, click.Group):
-        return existing
-
-    @cli.group("optimize")
-    def optimize() -> None:
-        """Search a mechanism family for the least noise at (epsilon, delta), then certify it."""
-
-    return optimize
-
-
-@_optimize_group().command("multi-gaussian")
+@optimize.command("multi-gaussian")
 @epsilon_option
 @delta_option
 @click.option("--loss", type=click.Choice(["l1", "l2"]), default="l1", show_default=True)

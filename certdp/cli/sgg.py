@@ -11,7 +11,7 @@ from certdp.cli.common import (
     console, delta_option, emit_certificate, epsilon_option, json_option, output_option, print_json,
     sensitivity_option,
 )
-from certdp.cli.groups import audit, calibrate, cli, profile
+from certdp.cli.groups import audit, calibrate, cli, optimize, profile
 
 _PRESETS = {
     # name: (option, parameter, help)
@@ -224,19 +224,7 @@ def _table3(as_json: bool) -> None:
 
 
 # ------------------------------------------------------------------------------------------- optimize
-def _optimize_group() -> click.Group:
-    existing = cli.commands.get("optimize")
-    if isinstance(existing, click.Group):
-        return existing
-
-    @cli.group("optimize")
-    def optimize() -> None:
-        """Search a mechanism family for the least noise at (epsilon, delta), then certify it."""
-
-    return optimize
-
-
-@_optimize_group().command("sgg")
+@optimize.command("sgg")
 @_dimension
 @epsilon_option
 @delta_option
