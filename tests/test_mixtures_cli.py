@@ -52,3 +52,20 @@ def test_profile_and_zcdp_and_bad_input():
     from certdp.numbers import InputError
 
     assert isinstance(r.exception, InputError) and r.exception.parameter == "eta"
+
+
+def test_profile_plot_and_rtol(tmp_path):
+    """--plot writes a PNG; the certified enclosure contains the independent float guide value."""
+    from certdp.workflows.mixtures_float import mg_profile_float
+
+    png = tmp_path / "mg.png"
+    r = _run(["profile", "multi-gaussian", "--sigma", "0.8", "-K", "2", "-e", "1", "--plot", str(png), "--json"])
+    assert r.exit_code == 0, r.output
+    assert png.stat().st_size > 10_000
+    lo, hi = (float(x) for x in json.loads(r.output)["delta_enclosure"])
+    ref = mg_profile_float(0.8, 1.0, 2)[0]
+    assert lo * (1 - 1e-9) <= ref <= hi * (1 + 1e-9)
+    r = _run(["profile", "multi-gaussian", "--sigma", "0.8", "-K", "2", "-e", "1", "--rtol", "2"])
+    from certdp.numbers import InputError
+
+    assert isinstance(r.exception, InputError) and r.exception.parameter == "rtol"

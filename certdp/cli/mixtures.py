@@ -79,7 +79,7 @@ def calibrate_mg(epsilon, delta, sensitivity, components, eta, method, rtol, as_
 
 # ---------------------------------------------------------------- profile / audit
 def _profile_value(name: str, sigma: str, epsilon: str, sensitivity: str, components: int | None,
-                   target: str | None = None):
+                   target: str | None = None, rel_tol: float = 1e-8):
     from fractions import Fraction
 
     from flint import arb
@@ -104,7 +104,7 @@ def _profile_value(name: str, sigma: str, epsilon: str, sensitivity: str, compon
         else:
             mix = quasi_gaussian_mixture(arb_of(s), e_arb, arb_of(d))
         tgt = None if target is None else arb_of(Fraction(target))
-        res = privacy_profile_sup(mix, e_arb, arb_of(d), symmetric=True, rel_tol=1e-8, target=tgt, hints=hints)
+        res = privacy_profile_sup(mix, e_arb, arb_of(d), symmetric=True, rel_tol=rel_tol, target=tgt, hints=hints)
         lo = decimal_bounds(res.lower)[0]
         hi = decimal_bounds(res.upper)[1]
         witness = None
@@ -123,6 +123,49 @@ def _profile_value(name: str, sigma: str, epsilon: str, sensitivity: str, compon
     return lo, hi, res, witness
 
 
+def _plot_mixture(name: str, sigma: str, epsilon: str, sensitivity: str, components: int | None,
+                  enclosure: tuple[str, str], argmax: float, path: str) -> None:
+    """Density and, for MG, the float64 shift profile phi -> H(phi) (illustration; the certified
+    delta(eps) enclosure is printed in the title)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from certdp.workflows.mixtures_float import _mg_components, mixture_hockey_stick_float
+
+    s, e, d = float(sigma), float(epsilon), float(sensitivity)
+    k = int(components or 0)
+    reach = (k + 1) * d + 5 * s if name == "multi-gaussian" else d + 5 * s
+    xs = np.linspace(-reach, reach, 2001)
+    if name == "multi-gaussian":
+        means, logw = _mg_components(e, k, d)
+        dens = np.exp(logw[None, :] - (xs[:, None] - means[None, :]) ** 2 / (2 * s * s)).sum(axis=1)
+    else:
+        dens = np.exp(e - xs ** 2 / (2 * s * s)) + np.exp(-(np.abs(xs) - d) ** 2 / (2 * s * s))
+    dens /= np.trapezoid(dens, xs)
+    panels = 2 if name == "multi-gaussian" else 1
+    fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4), squeeze=False)
+    axes[0][0].plot(xs, dens)
+    axes[0][0].set_xlabel("x")
+    axes[0][0].set_title(f"{name} density, sigma = {sigma}" + (f", K = {k}" if panels == 2 else ""))
+    if panels == 2:
+        phis = np.linspace(0.0, d, 201)[1:]
+        hs = [mixture_hockey_stick_float(means, logw, s, e, p) for p in phis]
+        ax = axes[0][1]
+        top = max(max(hs), 1e-300)
+        ax.semilogy(phis / d, np.maximum(hs, top * 1e-16))
+        ax.set_ylim(top * 1e-16, top * 10)
+        ax.axvline(abs(argmax), color="k", ls=":", label=f"certified worst shift {abs(argmax):.4g} Delta")
+        ax.set_xlabel("shift phi / Delta")
+        ax.set_ylabel("H(phi) (float64 illustration)")
+        ax.legend()
+    fig.suptitle(f"certified delta({epsilon}) in [{float(enclosure[0]):.8g}, {float(enclosure[1]):.8g}]")
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
 for _name in ("quasi-gaussian", "multi-gaussian"):
     def _make(name: str):
         @click.option("--sigma", required=True)
@@ -130,8 +173,16 @@ for _name in ("quasi-gaussian", "multi-gaussian"):
         @sensitivity_option
         @click.option("--components", "-K", type=int, default=None, help="K (multi-gaussian only).")
         @json_option
-        def command(sigma, epsilon, sensitivity, components, as_json):
-            lo, hi, res, _ = _profile_value(name, sigma, epsilon, sensitivity, components)
+        @click.option("--plot", type=click.Path(dir_okay=False), default=None,
+                      help="PNG: the density and (multi-gaussian) the float shift profile H(phi).")
+        @click.option("--rtol", "rel_tol", type=float, default=1e-4, show_default=True,
+                      help="Relative width of the certified enclosure (smaller costs more when sigma << Delta).")
+        def command(sigma, epsilon, sensitivity, components, as_json, plot, rel_tol):
+            if not 0 < rel_tol < 1:
+                raise InputError("rtol", "must be in (0, 1)")
+            lo, hi, res, _ = _profile_value(name, sigma, epsilon, sensitivity, components, rel_tol=rel_tol)
+            if plot:
+                _plot_mixture(name, sigma, epsilon, sensitivity, components, (lo, hi), res.argmax, plot)
             data = {"mechanism": name, "sigma": sigma, "epsilon": epsilon, "components": components,
                     "delta_enclosure": [lo, hi], "worst_shift_fraction": res.argmax,
                     "intervals": res.intervals, "point_evaluations": res.point_evaluations}
