@@ -69,3 +69,21 @@ def test_profile_plot_and_rtol(tmp_path):
     from certdp.numbers import InputError
 
     assert isinstance(r.exception, InputError) and r.exception.parameter == "rtol"
+
+
+def test_optimize_multi_gaussian_best_k():
+    """Best K for l1 at (eps = 0.25, delta = 1e-5), K <= 3: the certified loss at the certified sigma
+    matches the closed-form float moment at that sigma (App. B.2, float64) and the chosen K
+    minimises the float losses."""
+    from certdp.workflows.mixtures_float import mg_moments_float
+
+    r = _run(["optimize", "multi-gaussian", "-e", "0.25", "-d", "1e-5", "--max-components", "3", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    losses = {int(k): v for k, v in out["float_losses"].items()}
+    assert out["best_K"] == min(losses, key=losses.get)
+    sigma = float(out["certificate"]["value"])
+    lo, hi = (float(x) for x in out["certified_loss_at_safe_sigma"])
+    ref = mg_moments_float(sigma, 0.25, out["best_K"])[0]
+    assert lo * (1 - 1e-12) <= ref <= hi * (1 + 1e-12)
+    assert out["certificate"]["method"] == "paper-thm-3.2"
