@@ -83,12 +83,14 @@ def qg_ratio_enclosure(sigma: arb, epsilon: arb, sensitivity: arb, rel_tol: floa
         rel_tol = 2.0 ** (-ctx.prec / 3)
     ee = epsilon.exp()
     d = sensitivity
-    cache: dict[Fraction, tuple[arb, arb]] = {}
+    cache: dict[tuple[int, int], tuple[arb, arb]] = {}
 
     def terms(t: Fraction) -> tuple[arb, arb]:
-        if t not in cache:
-            cache[t] = _f_terms(d * arb(t.numerator) / arb(t.denominator), sigma, ee, d)
-        return cache[t]
+        key = (t.numerator, t.denominator)  # hashing Fraction itself is slow
+        v = cache.get(key)
+        if v is None:
+            v = cache[key] = _f_terms(d * arb(t.numerator) / arb(t.denominator), sigma, ee, d)
+        return v
 
     two_s2 = 2 * sigma * sigma
     s2 = sigma * sigma
