@@ -268,7 +268,9 @@ def table_mixtures(as_json, plot):
                 t.add_column(e, justify="right")
             for i, r in enumerate(rows):
                 t.add_row(DELTAS[i], *[f"{getattr(c, key):.2f}/{paper[i][j]:.2f}" for j, c in enumerate(r)])
-            console.print(t)
+            from rich.console import Console
+
+            Console(width=max(console.width, 160)).print(t)  # never truncate the numbers
         console.print(f"largest deviation: Table 5 {dev5:.4f} pp, Table 6 {dev6:.4f} pp")
     if plot:
         import matplotlib
@@ -372,7 +374,9 @@ def table_multi_gaussian(as_json, workers, audit_timeout, certify_cells, certify
             tag = f" [{mark[audits[c]['verdict']]}]" if c in audits else ""
             row.append(f"{ours}/{'NA' if p is None else f'{p:.2f}'}{tag}")
         t.add_row(DELTAS[i], *row)
-    console.print(t)
+    from rich.console import Console
+
+    Console(width=max(console.width, 200)).print(t)  # 10 wide columns: never truncate the numbers
     console.print("* = certified cell; others float64 (not certified). Audit: I = impossible, V = violated, "
                   "? = undecided. Summary: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
 
