@@ -98,9 +98,9 @@ def _profile_value(name: str, sigma: str, epsilon: str, sensitivity: str, compon
         if name == "multi-gaussian":
             mix = multi_gaussian_mixture(arb_of(s), e_arb, arb_of(d), int(components or 0))
             if target is not None:
-                from certdp.workflows.mixtures import _float_argmax
+                from certdp.workflows.mixtures_float import mg_argmax_hint
 
-                hints = _float_argmax(float(s), float(e), int(components or 0), float(d))
+                hints = mg_argmax_hint(float(s), float(e), int(components or 0), float(d))
         else:
             mix = quasi_gaussian_mixture(arb_of(s), e_arb, arb_of(d))
         tgt = None if target is None else arb_of(Fraction(target))

@@ -441,7 +441,10 @@ class _Difference:
         rx = (xb - xa) / 2
         pm = arb(phi.mid())
         rp = arb(phi.rad())
-        centre = self._log_density(xm + pm, act_y) - self._log_density(xm, act_x) - self.log_exp_eps
+        def excess(xv: arb) -> arb:  # l(xv, pm) - eps
+            return self._log_density(xv + pm, act_y) - self._log_density(xv, act_x) - self.log_exp_eps
+
+        centre = excess(xm)
         spread = lx_lo.abs_upper().max(lx_hi.abs_upper()) * rx + lp_lo.abs_upper().max(lp_hi.abs_upper()) * rp
         if centre.lower() > spread:
             return 1
@@ -450,8 +453,7 @@ class _Difference:
         if lx_lo > 0 or lx_hi < 0:
             # l is monotone in x on the piece for every shift: its extremes are at the two ends
             lp = lp_lo.abs_upper().max(lp_hi.abs_upper()) * rp
-            ends = [self._log_density(xv + pm, act_y) - self._log_density(xv, act_x) - self.log_exp_eps
-                    for xv in (xa, xb)]
+            ends = [excess(xa), excess(xb)]
             if all(v.lower() > lp for v in ends):
                 return 1
             if all(v.upper() < -lp for v in ends):

@@ -94,9 +94,9 @@ class MultiGaussian(Mechanism):
         mix = multi_gaussian_mixture(value, se, d, components)
         hints: list[float] = []
         if target is not None and shape_epsilon is None:
-            from certdp.workflows.mixtures import _float_argmax
+            from certdp.workflows.mixtures_float import mg_argmax_hint
 
-            hints = _float_argmax(float(value.mid()), float(epsilon.mid()), components, float(sensitivity))
+            hints = mg_argmax_hint(float(value.mid()), float(epsilon.mid()), components, float(sensitivity))
         res = privacy_profile_sup(mix, epsilon, d, symmetric=True, rel_tol=rel_tol, target=target, hints=hints)
         lo, hi = res.lower, res.upper
         return (lo + hi) / 2 + (hi - lo) / 2 * arb(0, 1)

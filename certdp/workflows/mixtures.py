@@ -255,16 +255,6 @@ def mg_grid_step(sigma: arb, epsilon_delta_eta: tuple[arb, arb], sensitivity: ar
     return None
 
 
-def _float_argmax(sigma: float, epsilon: float, components: int, sensitivity: float) -> list[float]:
-    """Float argmax of the MG shift profile (a hint for the certified search; never decides)."""
-    from certdp.workflows.mixtures_float import mg_profile_float
-
-    try:
-        return [mg_profile_float(sigma, epsilon, components, sensitivity)[1]]
-    except (ValueError, ArithmeticError):
-        return []
-
-
 def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, components: int,
                      sensitivity: Fraction, witnesses: list | None = None):
     """sigma -> enclosure used to decide seed 000's condition (2) (Thm 3.2) at ``(1 - eta) delta``.
@@ -277,13 +267,17 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
     """
     from certdp.engines.gaussian_mixture import hockey_stick_at_shift, privacy_profile_sup
     from certdp.mechanisms.multi_gaussian import multi_gaussian_mixture
+    from certdp.workflows.mixtures_float import mg_argmax_hint
+
+    hint: list[float] = []  # the float argmax barely moves across the bracket's probes: compute it once
 
     def profile(t: arb) -> arb:
         e, d = arb_of(epsilon), arb_of(sensitivity)
         target = arb_of((1 - eta) * delta)
         mix = multi_gaussian_mixture(t, e, d, components)
-        res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=target,
-                                  hints=_float_argmax(float(t.mid()), float(epsilon), components, float(sensitivity)))
+        if not hint:
+            hint.extend(mg_argmax_hint(float(t.mid()), float(epsilon), components, float(sensitivity)))
+        res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=target, hints=hint)
         lower = arb(0)
         if not res.upper <= target:
             n = mg_grid_step(t, (arb_of(delta), arb_of(eta)), d)

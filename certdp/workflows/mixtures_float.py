@@ -14,7 +14,7 @@ from scipy.special import log_ndtr, ndtr
 
 __all__ = ["qg_sigma1_float", "qg_sigma2_float", "qg_paper_sigma_float", "analytic_gaussian_sigma_float",
            "qg_moments_float", "mg_moments_float",
-           "mixture_hockey_stick_float", "mg_profile_float", "mg_sigma_float"]
+           "mixture_hockey_stick_float", "mg_profile_float", "mg_sigma_float", "mg_argmax_hint"]
 
 
 def _h_sum(sigma: float, eps: float, delta: float, d: float) -> float:
@@ -210,3 +210,12 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
     while g(lo) < 0:
         hi, lo = lo, lo / 2
     return brentq(g, lo, hi, xtol=1e-9 * hi, rtol=1e-9, maxiter=200)
+
+
+def mg_argmax_hint(sigma: float, epsilon: float, components: int, sensitivity: float) -> list[float]:
+    """``[float argmax]`` of the MG shift profile, or ``[]`` if floats fail: a hint for the certified
+    shift search (it only speeds up a "delta > target" decision, never decides anything)."""
+    try:
+        return [mg_profile_float(sigma, epsilon, components, sensitivity)[1]]
+    except (ValueError, ArithmeticError):
+        return []

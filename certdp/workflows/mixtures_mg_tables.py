@@ -165,7 +165,7 @@ def audit_mg_sigma(sigma: Fraction, epsilon: str, delta: str, k: int) -> dict[st
     """Certified verdict: is MG(sigma, K) (epsilon, delta)-DP? (exact engine, decision mode)."""
     from certdp.engines.gaussian_mixture import privacy_profile_sup
     from certdp.mechanisms.multi_gaussian import multi_gaussian_mixture
-    from certdp.workflows.mixtures import _float_argmax
+    from certdp.workflows.mixtures_float import mg_argmax_hint
 
     for bits in (64, 128, 256):
         with working_precision(bits):
@@ -173,7 +173,7 @@ def audit_mg_sigma(sigma: Fraction, epsilon: str, delta: str, k: int) -> dict[st
             d = arb(1)
             mix = multi_gaussian_mixture(arb_of(sigma), e, d, k)
             res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=arb_of(Fraction(delta)),
-                                      hints=_float_argmax(float(sigma), float(Fraction(epsilon)), k, 1.0))
+                                      hints=mg_argmax_hint(float(sigma), float(Fraction(epsilon)), k, 1.0))
             if res.decided == "le":
                 return {"verdict": "VALID", "delta_upper": decimal_bounds(res.upper)[1], "bits": bits}
             if res.decided == "gt":
