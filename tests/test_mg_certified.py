@@ -397,6 +397,77 @@ def test_shift_ball_value_and_derivative(sigma, eps, K, pa, pb):
     assert _lo(dh) <= slope <= _hi(dh), (_lo(dh), slope, _hi(dh))
 
 
+# balls where the second-order model is exercised: clean roots at the sharp interior peak, a
+# root pair born inside the ball (phi ~ 0.703 for K = 10, sigma = 0.2966, eps = 2), and balls
+# ending at the tied shift Delta (the narrow runs vanish there and a root runs off quickly)
+EXPANSION_BALLS = [
+    ("0.3075", "2", 5, 0.955, 0.956),
+    ("0.3075", "2", 5, 0.9599, 0.9609),
+    ("0.296553", "2", 10, 0.6875, 0.703125),
+    ("0.3075", "2", 5, 1 - 2.0 ** -17, 1.0),
+    ("0.4", "2", 3, 1 - 2.0 ** -10, 1.0),
+    ("2.3", "1", 10, 0.75, 0.75 + 2.0 ** -8),
+]
+
+
+@pytest.mark.parametrize("sigma,eps,K,pa,pb", EXPANSION_BALLS)
+def test_shift_expansion_bounds_mpmath(sigma, eps, K, pa, pb):
+    """The second-order shift model of ``_Engine.shift_expansion`` on a ball ``[pa, pb]`` around its
+    midpoint ``m``: (i) its derivative enclosure holds the mpmath difference quotients over
+    ``[pa, m]`` and ``[m, pb]``; (ii) ``H(t) - H(m) <= rise(|t - m|)`` for t at both ends and the
+    quarter points, with H from the mpmath reference; (iii) the rise is second order where the
+    model is clean (it must shrink faster than linearly from a ball to its half)."""
+    from certdp.engines.gaussian_mixture import _Engine
+
+    mpmath.mp.dps = DPS
+    with working_precision(64):
+        e = arb(eps)
+        mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
+        eng = _Engine(mix, e, 1e-4, 1e-9)
+        ball = _ball(pa, pb)
+        qm = (_q(pa) + _q(pb)) / 2
+        mid = arb(qm.numerator) / qm.denominator
+        ex = eng.shift_expansion(ball, mid)
+        offsets = ball - mid
+        dh = ex.derivative(offsets)
+        h = offsets.abs_upper()
+        rise = ex.rise(h)
+    qa, qb = _q(pa), _q(pb)
+    hm = ref_h(sigma, eps, K, qm)
+    for t in (qa, qb, (qa + qm) / 2, (qm + qb) / 2):
+        ht = ref_h(sigma, eps, K, t)
+        assert ht - hm <= _hi(rise), (float(t), ht - hm, _hi(rise))
+        if t != qm:
+            slope = (ht - hm) / _mp(t - qm)
+            assert _lo(dh) <= slope <= _hi(dh), (_lo(dh), slope, _hi(dh))
+    assert _hi(rise) < 1  # a real bound, not the trivial H <= 1
+
+
+def test_shift_expansion_is_second_order_at_the_peak():
+    """At the sharp interior peak of MG(0.3075, K = 5, eps = 2) every root is clean and the rise
+    must be ``|H'(m)| h + O(h^2)`` with a small constant: at most ``2 |H'(m)| h + 0.05 h^2``
+    (mpmath ``H'(m)`` by a central difference; ``|H''| ~ 0.0064`` there), where a first-order
+    bound from a ball enclosure of ``H'`` (the previous engine) was ``~14 h^2`` and the global
+    Lipschitz bound is ``1.3 h``."""
+    from certdp.engines.gaussian_mixture import _Engine
+
+    with working_precision(64):
+        e = arb(2)
+        mix = multi_gaussian_mixture(arb("0.3075"), e, arb(1), 5)
+        eng = _Engine(mix, e, 1e-4, 1e-9)
+        c = Fraction(96, 100)
+        for w in (2.0 ** -10, 2.0 ** -12):
+            ball, mid = _ball(float(c) - w / 2, float(c) + w / 2), arb(c.numerator) / c.denominator
+            ex = eng.shift_expansion(ball, mid)
+            assert not ex.crude, "the model should be clean at the peak"
+            h = (ball - mid).abs_upper()
+            rise = _hi(ex.rise(h))
+            step = Fraction(1, 10**6)
+            d1 = abs(ref_h("0.3075", "2", 5, c + step) - ref_h("0.3075", "2", 5, c - step)) / (2 * _mp(step))
+            hf = _hi(h)
+            assert rise <= 2 * d1 * hf + mpmath.mpf("0.05") * hf ** 2, (w, rise, d1)
+
+
 # ------------------------------------------------------------------------------------------
 # 2. sup over the shift
 

@@ -468,7 +468,18 @@ class _Difference:
         return cj.weight - self.exp_eps * ck.weight
 
     def interval_sign(self, x: arb, phi: arb) -> int:
-        """Certified sign of D on the whole ball x for every shift in the ball phi (0: unknown).
+        """Certified sign of D on the whole ball x for every shift in the ball phi (0: unknown),
+        from the bounds of :meth:`interval_bounds`."""
+        lower, upper = self.interval_bounds(x, phi)
+        if lower > 0:
+            return 1
+        if upper < 0:
+            return -1
+        return 0
+
+    def interval_bounds(self, x: arb, phi: arb) -> tuple[arb, arb]:
+        """``(lo, hi)`` with ``lo <= D(y, t) / N <= hi`` for every ``y`` in the ball ``x`` and ``t`` in
+        the ball ``phi``, ``N = 1 / (sqrt(2 pi) s)`` the normal density's constant.
 
         Endpoint interval arithmetic on the log-terms: every term is positive, so the sums'
         lower (upper) bounds are sums of exp(lower) (exp(upper)) of the exponents. This avoids
@@ -518,11 +529,7 @@ class _Difference:
                     m_hi += t.upper().exp()
                     if im == 1:
                         m_lo += t.lower().exp()
-        if p_lo - self.exp_eps * m_hi + paired.lower() > 0:
-            return 1
-        if p_hi - self.exp_eps * m_lo + paired.upper() < 0:
-            return -1
-        return 0
+        return p_lo - self.exp_eps * m_hi + paired.lower(), p_hi - self.exp_eps * m_lo + paired.upper()
 
     # -- sign evaluators: q(x) has the sign of D(x) (a positive factor removed) --
     def _polys(self, x: arb, phi: arb):
@@ -607,6 +614,7 @@ class _Difference:
 
 CUT_STEP = 0.5
 BALL_BUDGET = 2000
+EXCESS_BUDGET = 512  # bisections per shift ball for the int D_+ bounds of its uncertain pieces
 
 
 class _Structure:
@@ -833,6 +841,40 @@ class ShiftResult:
     evaluations: int
 
 
+@dataclass
+class ShiftExpansion:
+    """Model of ``H`` on a ball of shifts ``phi`` around a centre ``m`` (see
+    :meth:`_Engine.shift_expansion`): ``H = H_R + sum_Q H_Q`` where, for every ``t`` in the ball,
+    ``H_R'(t) = a(t) + b(t) (t - m)`` with ``a(t)`` in ``const`` plus the chosen pieces' ``dh`` and
+    ``b(t)`` in ``slope``, and each uncertain piece ``Q`` contributes either through ``H_R'``
+    (its ``dh``) or as ``0 <= H_Q(t) <= excess``."""
+
+    const: arb
+    slope: arb
+    crude: list[tuple[arb, arb]]  # (dh enclosure over the ball, excess bound) per uncertain piece
+
+    def derivative(self, offsets: arb) -> arb:
+        """Enclosure of ``H'(t)`` on the ball, ``offsets`` enclosing every ``t - m``."""
+        return self.const + sum((dh for dh, _ in self.crude), arb(0)) + self.slope * offsets
+
+    def rise(self, h: arb) -> arb:
+        """Upper bound of ``H(t) - H(m)`` for ``|t - m| <= h``.
+
+        ``H(t) - H(m) <= H_R(t) - H_R(m) + sum_direct H_Q(t)`` (``H_Q(m) >= 0``), and
+        ``H_R(m + u) - H_R(m) = int_0^u H_R' <= A u + B u^2 / 2`` for ``u >= 0`` (``-A u + B u^2/2``
+        for ``u < 0``, with ``A`` replaced by its lower end) by the mean value model."""
+        const = self.const
+        direct = arb(0)
+        for dh, excess in self.crude:
+            if dh.abs_upper() * h <= excess:
+                const += dh
+            else:
+                direct += excess
+        beta = self.slope.upper()
+        up = _quadratic_rise(const.upper(), beta, h).max(_quadratic_rise((-const).upper(), beta, h))
+        return (up + direct).upper()
+
+
 class _Engine:
     def __init__(self, mix: GaussianMixture, epsilon: arb, delta_scale: float, rel_tol: float):
         self.mix = mix
@@ -849,6 +891,7 @@ class _Engine:
         self.xr = hi_m + big_t * s
         self.xl_base = lo_m - big_t * s  # XL = xl_base - phi_max
         self.root_width = s * 1e-9
+        self.excess_tol = 1e-6 * scale
         self.ball_depth = 8
         self.evaluations = 0
 
@@ -857,7 +900,11 @@ class _Engine:
 
     def structure(self, phi: arb) -> _Structure:
         plo, phi_ = float(phi.lower()), float(phi.upper())
-        floats = [0.5 * (plo + phi_)] if phi_ - plo < 1e-15 * (abs(phi_) + 1) else [plo, 0.5 * (plo + phi_), phi_]
+        # float root samples slightly inside the ball: at an end such as phi = Delta exactly, tied
+        # components cancel in float64 and the sampled roots are noise (the padding covers the gap)
+        inset = (phi_ - plo) / 256
+        floats = [0.5 * (plo + phi_)] if phi_ - plo < 1e-15 * (abs(phi_) + 1) else \
+            [plo + inset, 0.5 * (plo + phi_), phi_ - inset]
         xl, xr = self.window(phi_)
         # ball shifts move roots: allow wider root pieces
         if len(floats) == 1:
@@ -893,40 +940,166 @@ class _Engine:
 
     def derivative_on(self, phi: arb) -> arb:
         """Enclosure of H'(t) for every t in the ball phi (see module docstring)."""
+        mid = arb(phi.mid())
+        ex = self.shift_expansion(phi, mid)
+        return ex.derivative(phi - mid)
+
+    def shift_expansion(self, phi: arb, mid: arb, allowance: float = 0.0) -> "ShiftExpansion":
+        """Second-order model of ``H`` on the ball of shifts ``phi`` around ``m`` in ``mid``.
+
+        ``H'(t) = int_{D > 0} f'(x + t) dx`` (module docstring) is a sum of boundary terms:
+        ``f(c + t)`` at the fixed ends ``c`` of certified-positive pieces (interior ends cancel
+        exactly, with integer coefficients), ``+-f(r(t) + t)`` at each *clean* root, and the
+        integrals over the other uncertain pieces. A clean root piece ``Q`` has certified
+        opposite signs on its two neighbours and ``D_x != 0`` on ``Q x phi``, so for every shift it
+        holds exactly one simple root ``r(t)``, C^1 by the implicit function theorem, with
+        ``d/dt f(r(t) + t) = f'(r + t) (1 + r') = -e^eps f'(r + t) f'(r) / D_x(r, t)``. Every
+        boundary term is expanded by the mean value theorem around ``m``: its value at ``m`` (a
+        root enclosed there by an interval Newton step) goes to ``const``, its derivative enclosed
+        over the ball goes to ``slope``. Unlike a ball evaluation of ``f(b + t) - f(a + t)``, this
+        keeps the near-cancellation between the two ends of a narrow run: the model's error is
+        second order in the width of the ball.
+
+        Each other uncertain piece ``Q`` (a root pair born or dying in the ball, a region where
+        ``D`` is too small to sign) is returned with two alternative certificates: an enclosure of
+        its contribution to ``H'`` over the ball, and an upper bound of ``int_Q D(x, t)_+ dx`` over
+        the ball. :meth:`ShiftExpansion.rise` uses the cheaper one per piece. ``allowance`` (the
+        rise the caller can afford) only stops the refinement of those bounds early.
+        """
         st = self.structure(phi)
-        pos, unc = st.runs()
         mix = self.mix
-        dh = arb(0)
+        pieces: list[_Piece] = []
+        for p in st.pieces:  # adjacent uncertain pieces are one piece here (a root may sit on the seam)
+            if p.sign == 0 and pieces and pieces[-1].sign == 0 and pieces[-1].hi == p.lo:
+                pieces[-1] = _Piece(pieces[-1].lo, p.hi, 0)
+            else:
+                pieces.append(p)
+        const = arb(0)
+        slope = arb(0)
+        crude: list[tuple[arb, arb]] = []
+        coefficient: dict[float, int] = {}
         chunk = mix._f_sig / 8
-        for a, b in pos:
-            ends = mix.density(arb(b) + phi) - mix.density(arb(a) + phi)
-            if b - a < 64 * chunk:
-                # mean-value form on chunks: int_a^b f'(x + phi) dx in sum |chunk| f'(chunk + phi)
-                n = max(1, min(64, int((b - a) / chunk) + 1))
-                edges = [a + (b - a) * i / n for i in range(n)] + [b]
-                mv = arb(0)
-                for c0, c1 in zip(edges, edges[1:]):
-                    mv += arb(c1 - c0) * mix.density_derivative(_ball(c0, c1) + phi)
-                both = ends.intersection(mv)
-                dh += both if both.is_finite() else ends
-            else:
-                dh += ends
-        split: list[tuple[float, float]] = []
-        for a, b in unc:
-            n = max(1, min(64, int((b - a) / chunk) + 1))
-            edges = [a + (b - a) * i / n for i in range(n)] + [b]
-            split.extend(zip(edges, edges[1:]))
-        for a, b in split:
-            fp = mix.density_derivative(_ball(a, b) + phi)
-            if fp > 0 or fp < 0:
-                # f monotone on Q + phi: int_{Q cap A} f' lies between 0 and f(b+phi) - f(a+phi)
-                dh += arb(0).union(mix.density(arb(b) + phi) - mix.density(arb(a) + phi))
-            else:
-                dh += arb(b - a) * arb(0).union(fp)
-        xl, xr = st.xl, st.xr
-        tails = mix.tail_derivative_mass(arb(xr) + phi, True) + mix.tail_derivative_mass(arb(xl) + phi, False)
-        dh += tails * arb(0, 1)  # [-tails, tails]
-        return dh
+        budget = [EXCESS_BUDGET]
+
+        def add(c: float, k: int) -> None:
+            coefficient[c] = coefficient.get(c, 0) + k
+
+        for i, p in enumerate(pieces):
+            if p.sign > 0:
+                add(p.hi, 1)
+                add(p.lo, -1)
+                continue
+            if p.sign < 0:
+                continue
+            left = pieces[i - 1].sign if i > 0 and pieces[i - 1].hi == p.lo else 0
+            right = pieces[i + 1].sign if i + 1 < len(pieces) and pieces[i + 1].lo == p.hi else 0
+            root = self._clean_root(p.lo, p.hi, phi, mid) if left * right == -1 else None
+            if root is not None:
+                value, derivative = root
+                if left > 0:  # int_{lo}^{r} f'(x + t) dx = f(r + t) - f(lo + t)
+                    const += value
+                    slope += derivative
+                    add(p.lo, -1)
+                else:  # int_{r}^{hi} f'(x + t) dx = f(hi + t) - f(r + t)
+                    const -= value
+                    slope -= derivative
+                    add(p.hi, 1)
+                continue
+            n = max(1, min(64, int((p.hi - p.lo) / chunk) + 1))
+            edges = [p.lo + (p.hi - p.lo) * j / n for j in range(n)] + [p.hi]
+            # (a) int over Q cap {D > 0} of f'(x + t), for every t in the ball
+            dh = arb(0)
+            for a, b in zip(edges, edges[1:]):
+                fp = mix.density_derivative(_ball(a, b) + phi)
+                if fp > 0 or fp < 0:
+                    # f monotone on Q + t: the integral lies between 0 and f(b + t) - f(a + t)
+                    dh += arb(0).union(mix.density(arb(b) + phi) - mix.density(arb(a) + phi))
+                else:
+                    dh += arb(b - a) * arb(0).union(fp)
+            # (b) int_Q D(x, t)_+ dx, bounded uniformly over the ball
+            excess = self._positive_part_integral(edges, phi, budget, 0.05 * allowance)
+            crude.append((dh, excess.upper()))
+        for c, k in coefficient.items():
+            if k:
+                # f is continuous and piecewise smooth: f(c + t) in f(c + m) + f'(c + phi) (t - m)
+                const += k * mix.density(arb(c) + mid)
+                slope += k * mix.density_derivative(arb(c) + phi)
+        tails = mix.tail_derivative_mass(arb(st.xr) + phi, True) + mix.tail_derivative_mass(arb(st.xl) + phi, False)
+        const += tails * arb(0, 1)  # [-tails, tails]
+        return ShiftExpansion(const, slope, crude)
+
+    def _positive_part_bound(self, lo: float, hi: float, phi: arb, mid: arb) -> arb:
+        """``|piece| * max(0, sup D)`` over ``[lo, hi] x phi`` (0 when ``D < 0`` is certified)."""
+        diff, mix = self.diff, self.mix
+        xb = _ball(lo, hi)
+        top = diff.interval_bounds(xb, phi)[1]
+        if top < 0:
+            return arb(0)
+        # mean value form in the shift: D(x, t) <= D(x, m) + sup |f'(x + phi)| |t - m|
+        near = diff.interval_bounds(xb, mid)[1] + \
+            mix.density_derivative(xb + phi).abs_upper() / mix._norm * (phi - mid).abs_upper()
+        top = top.min(near)
+        if top < 0 or diff.logratio_sign(lo, hi, phi) < 0:
+            return arb(0)
+        return (arb(hi - lo) * top.max(arb(0)) * mix._norm).upper()
+
+    def _positive_part_integral(self, edges: Sequence[float], phi: arb, budget: list[int], enough: float) -> arb:
+        """Upper bound of ``int D(x, t)_+ dx`` over ``[edges[0], edges[-1]]``, valid for every ``t``
+        in the ball ``phi``: the sum of :meth:`_positive_part_bound` over pieces, refining the piece
+        with the largest bound by bisection while ``budget[0]`` lasts and the sum exceeds ``enough``."""
+        mid = arb(phi.mid())
+        heap = []
+        for a, b in zip(edges, edges[1:]):
+            v = self._positive_part_bound(a, b, phi, mid)
+            if v > 0:
+                heap.append((-float(v), a, b, v))
+        heapq.heapify(heap)
+        while heap and budget[0] > 0:
+            if -heap[0][0] <= self.excess_tol or -sum(item[0] for item in heap) <= enough:
+                break
+            budget[0] -= 1
+            _, a, b, v = heap[0]
+            m = 0.5 * (a + b)
+            if not a < m < b or b - a <= self.root_width:
+                break
+            left, right = self._positive_part_bound(a, m, phi, mid), self._positive_part_bound(m, b, phi, mid)
+            heapq.heappop(heap)
+            for c0, c1, val in ((a, m, left), (m, b, right)):
+                if val > 0:
+                    heapq.heappush(heap, (-float(val), c0, c1, val))
+        return sum((item[3] for item in heap), arb(0))
+
+    def _clean_root(self, lo: float, hi: float, phi: arb, mid: arb) -> tuple[arb, arb] | None:
+        """``(f(r(m) + m), d/dt f(r(t) + t) over the ball)`` for the single simple root of a piece
+        whose neighbours have opposite certified signs; None unless ``D_x`` excludes 0 on
+        ``[lo, hi] x phi`` and no support breakpoint meets the piece or its shift."""
+        diff, mix = self.diff, self.mix
+        q = _ball(lo, hi)
+        if diff._active(arb(lo), arb(hi)) is None or diff._active(arb(lo) + phi.lower(), arb(hi) + phi.upper()) is None:
+            return None
+        dx = diff.derivative(q, phi)
+        if not (dx > 0 or dx < 0):
+            return None
+        # interval Newton at the centre shift: N = x0 - D(x0, m) / D_x(Q, m) holds the root r(m)
+        x0 = 0.5 * (lo + hi)
+        for _ in range(3):  # float polish of x0 only (the enclosure below does not depend on it)
+            dv, dd = diff.value(arb(x0), mid), diff.derivative(arb(x0), mid)
+            step = float(dv.mid()) / float(dd.mid()) if float(dd.mid()) != 0 else 0.0
+            if not math.isfinite(step):
+                break
+            x0 = min(max(x0 - step, lo), hi)
+        r = q
+        for _ in range(2):
+            newton = arb(x0) - diff.value(arb(x0), mid) / diff.derivative(r, mid)
+            if not newton.is_finite():
+                return None
+            r_lo, r_hi = newton.lower().max(r.lower()), newton.upper().min(r.upper())
+            if r_lo > r_hi:
+                return None  # cannot happen for a true root; refuse rather than guess
+            r = r_lo.union(r_hi)
+        value = mix.density(r + mid)
+        derivative = -diff.exp_eps * mix.density_derivative(q + phi) * mix.density_derivative(q) / dx
+        return value, derivative
 
 
 def hockey_stick_at_shift(mix: GaussianMixture, epsilon: arb, phi: arb, *, delta_scale: float = 1e-12,
@@ -953,6 +1126,16 @@ class SupResult:
     decided: str | None  # "le" / "gt" in decision mode when decided, else None
 
 
+def _quadratic_rise(alpha: arb, beta: arb, h: arb) -> arb:
+    """Upper bound of ``max_{0 <= t <= h} (a t + b t^2 / 2)`` for all ``a <= alpha``, ``b <= beta``."""
+    if beta < 0:
+        if not alpha > 0:
+            return arb(0)
+        return (alpha * h).min(alpha * alpha / (-2 * beta)).upper()
+    b = beta.max(arb(0))
+    return (alpha * h + b * h * h / 2).max(arb(0)).upper()
+
+
 def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb | None,
                        max_intervals: int, initial: int, trace: list | None = None,
                        hints: Sequence[float] = ()) -> tuple[arb, arb, float, int, int, str | None]:
@@ -976,19 +1159,25 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
     def bound(ta: Fraction, tb: Fraction) -> tuple[arb, bool]:
         """(upper bound of H on [ta, tb], final?)"""
         ball = phi_of(ta).union(phi_of(tb))
-        dh = eng.derivative_on(ball)
+        tm = (ta + tb) / 2
+        mid = phi_of(tm)
+        r = point(tm)
+        # never worse than the global Lipschitz / TV bound from the two ends
+        alt = point(ta).upper.min(point(tb).upper) + shift_tv_bound(phi_of(tb) - phi_of(ta), eng.mix.sigma)
+        goal = target if target is not None else best_lower * (1 + rel_tol)
+        allowance = float((goal - r.upper).mid())
+        if not allowance > 0:
+            return alt.upper(), False  # this interval cannot be settled at the goal: split it
+        ex = eng.shift_expansion(ball, mid, allowance)
+        offsets = ball - mid  # every t - m
+        dh = ex.derivative(offsets)
         if trace is not None:
             trace.append((float(ta), float(tb), dh))
         if dh > 0:
             return point(tb).upper, True
         if dh < 0:
             return point(ta).upper, True
-        tm = (ta + tb) / 2
-        r = point(tm)
-        half = (phi_of(tb) - phi_of(ta)) / 2
-        up = r.upper + dh.abs_upper() * half
-        # never worse than the global Lipschitz / TV bound from the two ends
-        alt = point(ta).upper.min(point(tb).upper) + shift_tv_bound(half * 2, eng.mix.sigma)
+        up = r.upper + ex.rise(offsets.abs_upper())
         return up.min(alt).upper(), False
 
     # float hints (e.g. a float argmax) are evaluated first, at nearby dyadic shifts: a certified

@@ -89,6 +89,14 @@ class MultiGaussian(Mechanism):
     def profile_ball(cls, value: arb, epsilon: arb, components: int = 1, sensitivity: Fraction = Fraction(1),
                      shape_epsilon: Fraction | None = None, rel_tol: float = 1e-7,
                      target: arb | None = None) -> arb:
+        lo, hi = cls.profile_bounds(value, epsilon, components, sensitivity, shape_epsilon, rel_tol, target)
+        return (lo + hi) / 2 + (hi - lo) / 2 * arb(0, 1)
+
+    @classmethod
+    def profile_bounds(cls, value: arb, epsilon: arb, components: int = 1, sensitivity: Fraction = Fraction(1),
+                       shape_epsilon: Fraction | None = None, rel_tol: float = 1e-7,
+                       target: arb | None = None) -> tuple[arb, arb]:
+        """``(lower, upper)`` with ``lower <= delta(eps) <= upper`` (exact engine, seed 000 MG)."""
         se = epsilon if shape_epsilon is None else arb_of(shape_epsilon)
         d = arb_of(sensitivity)
         mix = multi_gaussian_mixture(value, se, d, components)
@@ -98,8 +106,7 @@ class MultiGaussian(Mechanism):
 
             hints = mg_argmax_hint(float(value.mid()), float(epsilon.mid()), components, float(sensitivity))
         res = privacy_profile_sup(mix, epsilon, d, symmetric=True, rel_tol=rel_tol, target=target, hints=hints)
-        lo, hi = res.lower, res.upper
-        return (lo + hi) / 2 + (hi - lo) / 2 * arb(0, 1)
+        return res.lower, res.upper
 
     # ------------------------------------------------------------------ moments
     def _setup(self) -> tuple[arb, arb, list[arb]]:

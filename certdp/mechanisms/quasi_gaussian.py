@@ -93,11 +93,18 @@ class QuasiGaussian(Mechanism):
     def profile_ball(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1),
                      shape_epsilon: Fraction | None = None, rel_tol: float = 1e-7,
                      target: arb | None = None) -> arb:
+        return _hull(*cls.profile_bounds(value, epsilon, sensitivity, shape_epsilon, rel_tol, target))
+
+    @classmethod
+    def profile_bounds(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1),
+                       shape_epsilon: Fraction | None = None, rel_tol: float = 1e-7,
+                       target: arb | None = None) -> tuple[arb, arb]:
+        """``(lower, upper)`` with ``lower <= delta(eps) <= upper`` (exact engine, seed 000 QG)."""
         se = epsilon if shape_epsilon is None else arb_of(shape_epsilon)
         d = arb_of(sensitivity)
         mix = quasi_gaussian_mixture(value, se, d)
         res = privacy_profile_sup(mix, epsilon, d, symmetric=True, rel_tol=rel_tol, target=target)
-        return _hull(res.lower, res.upper)
+        return res.lower, res.upper
 
     @classmethod
     def float_candidate(cls, epsilon: float, log_delta: float, sensitivity: Fraction = Fraction(1),

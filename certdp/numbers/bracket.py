@@ -34,14 +34,18 @@ from typing import Callable
 from flint import arb
 
 from certdp.numbers.balls import arb_of, round_decimal
-from certdp.numbers.compare import Decision, certify_le
+from certdp.numbers.compare import Decision
 from certdp.numbers.enclosure import Enclosure
 from certdp.numbers.exact import UndecidedError
 from certdp.numbers.precision import PRECISION_LADDER, working_precision
 
 __all__ = ["Bracket", "certified_monotone_bracket", "classify_point"]
 
-Profile = Callable[[arb], arb]
+#: ``t -> enclosure of delta(t)``: one ball, or a pair ``(lower, upper)`` of balls meaning
+#: ``lower.lower() <= delta(t) <= upper.upper()``. The pair form keeps a lower end that is exact
+#: even when the upper end is far away (e.g. ``[4.95e-7, 1]``: a single Arb ball with a 30-bit
+#: radius would blur its lower end by ~1e-9 and hide a decision that needs 1e-13).
+Profile = Callable[[arb], "arb | tuple[arb, arb]"]
 
 
 @dataclass(frozen=True)
@@ -110,10 +114,17 @@ def classify_point(
             if counter is not None:
                 counter.evaluations += 1  # type: ignore[attr-defined]
                 counter.max_bits = max(counter.max_bits, bits)  # type: ignore[attr-defined]
-            if not value.is_finite():
+            low, high = value if isinstance(value, tuple) else (value, value)
+            if not (low.is_finite() and high.is_finite()):
                 continue
-            decision = certify_le(value, arb_of(delta))
-            last = Enclosure.from_arb(value, bits)
+            target = arb_of(delta)
+            if high <= target:
+                decision = Decision.YES
+            elif low > target:
+                decision = Decision.NO
+            else:
+                decision = Decision.UNKNOWN
+            last = Enclosure.from_bounds(low, high, bits)
         if decision is not Decision.UNKNOWN:
             return decision, last
     return Decision.UNKNOWN, last

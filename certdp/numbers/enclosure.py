@@ -33,6 +33,15 @@ class Enclosure:
             precision_bits,
         )
 
+    @classmethod
+    def from_bounds(cls, low: arb, high: arb, precision_bits: int = 0, digits: int = 20) -> "Enclosure":
+        """``[low.lower(), high.upper()]`` (two balls, each end exact before the outward rounding)."""
+        return cls(
+            Fraction(round_decimal(ball_endpoints(low)[0], digits, "down")),
+            Fraction(round_decimal(ball_endpoints(high)[1], digits, "up")),
+            precision_bits,
+        )
+
     def strings(self) -> list[str]:
         """``[lower, upper]`` as exact decimal strings (the JSON form)."""
         return [exact_str(self.lower), exact_str(self.upper)]

@@ -257,7 +257,7 @@ def mg_grid_step(sigma: arb, epsilon_delta_eta: tuple[arb, arb], sensitivity: ar
 
 def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, components: int,
                      sensitivity: Fraction, witnesses: list | None = None):
-    """sigma -> enclosure used to decide seed 000's condition (2) (Thm 3.2) at ``(1 - eta) delta``.
+    """sigma -> ``(lower, upper)`` used to decide seed 000's condition (2) (Thm 3.2) at ``(1 - eta) delta``.
 
     The upper end is a certified upper bound on ``sup_{|phi| <= Delta} H(phi)`` over the whole
     continuum of shifts, which bounds the max over any grid: ``upper <= (1 - eta) delta`` proves
@@ -271,7 +271,7 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
 
     hint: list[float] = []  # the float argmax barely moves across the bracket's probes: compute it once
 
-    def profile(t: arb) -> arb:
+    def profile(t: arb) -> tuple[arb, arb]:
         e, d = arb_of(epsilon), arb_of(sensitivity)
         target = arb_of((1 - eta) * delta)
         mix = multi_gaussian_mixture(t, e, d, components)
@@ -290,8 +290,7 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
                         lower = r.lower
                         if witnesses is not None and r.lower > target:
                             witnesses.append((t, j, n, r.lower))
-        up = res.upper.max(lower)
-        return (lower + up) / 2 + (up - lower) / 2 * arb(0, 1)
+        return lower, res.upper.max(lower)
 
     return profile
 
@@ -378,8 +377,8 @@ def exact_calibration(mechanism: str, *, epsilon: object, delta: object, rtol: o
     params = resolve_fixed(cls, fixed)
     d_arb_target = dq
 
-    def profile(t: arb) -> arb:
-        return cls.profile_ball(t, arb_of(eps), rel_tol=1e-9, target=arb_of(d_arb_target), **params)
+    def profile(t: arb) -> tuple[arb, arb]:
+        return cls.profile_bounds(t, arb_of(eps), rel_tol=1e-9, target=arb_of(d_arb_target), **params)
 
     if candidate is None:
         from certdp.workflows.mixtures_float import mg_sigma_float, qg_paper_sigma_float
