@@ -132,6 +132,18 @@ def _phi_diff(a: arb, b: arb) -> arb:
     return _ncdf(b) - _ncdf(a)
 
 
+def _float_down(x: arb) -> float:
+    """A float ``<= x`` (``x`` an exact arb point)."""
+    f = float(x)
+    return f if arb(f) <= x else math.nextafter(f, -math.inf)
+
+
+def _float_up(x: arb) -> float:
+    """A float ``>= x`` (``x`` an exact arb point)."""
+    f = float(x)
+    return f if arb(f) >= x else math.nextafter(f, math.inf)
+
+
 def _ball(lo: float, hi: float) -> arb:
     """Arb ball containing the real interval [lo, hi] (float endpoints are exact dyadics)."""
     a, b = arb(lo), arb(hi)
@@ -405,6 +417,34 @@ class _Difference:
         num = sum((w * self.mix.components[i].mean for w, i in zip(ws, act)), arb(0))
         return num / sum(ws, arb(0))
 
+    def logratio_partials(self, lo: float, hi: float, phi: arb):
+        """``((lx_lo, lx_hi), (lp_lo, lp_hi), (act_x, act_y))``: bounds of ``l_x`` and ``l_phi`` over
+        ``[lo, hi] x phi`` for ``l(x, t) = log f(x + t) - log f(x)``, from posterior means at the
+        corners (see :meth:`logratio_sign`); None where a support edge meets the box."""
+        xa, xb = arb(lo), arb(hi)
+        pa, pb = phi.lower(), phi.upper()
+        act_x = self._active(xa, xb)
+        act_y = self._active(xa + pa, xb + pb)
+        if act_x is None or act_y is None or not act_x or not act_y:
+            return None
+        cache = self._poly_cache
+
+        def pmean(y: arb, act: tuple[int, ...]) -> arb:
+            key = ("pm", float(y.mid()), float(y.rad()), act)
+            v = cache.get(key)
+            if v is None:
+                v = cache[key] = self._posterior_mean(y, act)
+            return v
+
+        b_lo = pmean(xa, act_x).lower()
+        b_hi = pmean(xb, act_x).upper()
+        a_lo = pmean(xa + pa, act_y).lower()
+        a_hi = pmean(xb + pb, act_y).upper()
+        inv = self.mix._inv_s2
+        lx = ((a_lo - b_hi - pb) * inv, (a_hi - b_lo - pa) * inv)
+        lp = ((a_lo - xb - pb) * inv, (a_hi - xa - pa) * inv)
+        return lx, lp, (act_x, act_y)
+
     def logratio_sign(self, lo: float, hi: float, phi: arb) -> int:
         """Certified sign of ``D`` on ``[lo, hi]`` for every shift in ``phi`` (0: undecided).
 
@@ -415,28 +455,11 @@ class _Difference:
         ball, with no dependency blow-up; the mean value theorem on the segment from the centre
         then gives ``l(X, Phi) in l(xm, pm) + l_x(X, Phi) [-rx, rx] + l_phi(X, Phi) [-rp, rp]``.
         """
-        xa, xb = arb(lo), arb(hi)
-        pa, pb = phi.lower(), phi.upper()
-        act_x = self._active(xa, xb)
-        act_y = self._active(xa + pa, xb + pb)
-        if act_x is None or act_y is None or not act_x or not act_y:
+        partials = self.logratio_partials(lo, hi, phi)
+        if partials is None:
             return 0
-        cache = self._poly_cache
-        def pmean(y: arb, act: tuple[int, ...]) -> arb:
-            key = ("pm", float(y.mid()), float(y.rad()), act)
-            v = cache.get(key)
-            if v is None:
-                v = cache[key] = self._posterior_mean(y, act)
-            return v
-        b_lo = pmean(xa, act_x).lower()
-        b_hi = pmean(xb, act_x).upper()
-        a_lo = pmean(xa + pa, act_y).lower()
-        a_hi = pmean(xb + pb, act_y).upper()
-        inv = self.mix._inv_s2
-        lx_lo = (a_lo - b_hi - pb) * inv
-        lx_hi = (a_hi - b_lo - pa) * inv
-        lp_lo = (a_lo - xb - pb) * inv
-        lp_hi = (a_hi - xa - pa) * inv
+        (lx_lo, lx_hi), (lp_lo, lp_hi), (act_x, act_y) = partials
+        xa, xb = arb(lo), arb(hi)
         xm = (xa + xb) / 2
         rx = (xb - xa) / 2
         pm = arb(phi.mid())
@@ -614,7 +637,8 @@ class _Difference:
 
 CUT_STEP = 0.5
 BALL_BUDGET = 2000
-EXCESS_BUDGET = 512  # bisections per shift ball for the int D_+ bounds of its uncertain pieces
+BALL_BUDGET_PER_ROOT = 200
+EXCESS_BUDGET = 96  # bisections per shift ball for the int D_+ bounds of its uncertain pieces
 
 
 class _Structure:
@@ -642,6 +666,9 @@ class _Structure:
         self.ball_mode = ball_mode
         per_sample = [diff.float_roots(pf, xl, xr) for pf in phi_floats]
         roots: list[float] = sorted(r for rs in per_sample for r in rs)
+        # each root costs ~100 evaluations to isolate (its sweep's neighbours are signed at
+        # geometrically shrinking widths): the guard must grow with the number of roots
+        self.budget += BALL_BUDGET_PER_ROOT * max(len(rs) for rs in per_sample) if per_sample else 0
         cuts = {xl, xr}
         uncertain: list[tuple[float, float]] = []
         if not ball_mode:
@@ -1071,34 +1098,57 @@ class _Engine:
 
     def _clean_root(self, lo: float, hi: float, phi: arb, mid: arb) -> tuple[arb, arb] | None:
         """``(f(r(m) + m), d/dt f(r(t) + t) over the ball)`` for the single simple root of a piece
-        whose neighbours have opposite certified signs; None unless ``D_x`` excludes 0 on
-        ``[lo, hi] x phi`` and no support breakpoint meets the piece or its shift."""
+        whose neighbours have opposite certified signs; None unless ``D`` is strictly monotone in
+        ``x`` on ``[lo, hi] x phi`` and no support breakpoint meets the piece or its shift.
+
+        Monotonicity is certified on the log-ratio ``l = log f(x + t) - log f(x)`` (``D > 0`` iff
+        ``l > eps``), whose partials are enclosed from posterior means without dependency loss
+        (:meth:`_Difference.logratio_partials`); then ``r' = -l_t / l_x`` and
+        ``d/dt f(r + t) = f'(r + t) (1 + r') = -f'(r + t) (log f)'(r) / l_x``. The root at ``m``
+        is enclosed by an interval Newton step on ``l(., m) - eps``."""
         diff, mix = self.diff, self.mix
+        partials = diff.logratio_partials(lo, hi, phi)
+        if partials is None:
+            return None
+        (lx_lo, lx_hi), _, (act_x, act_y) = partials
+        if not (lx_lo > 0 or lx_hi < 0):
+            return None
+        lx = lx_lo.union(lx_hi)
         q = _ball(lo, hi)
-        if diff._active(arb(lo), arb(hi)) is None or diff._active(arb(lo) + phi.lower(), arb(hi) + phi.upper()) is None:
-            return None
-        dx = diff.derivative(q, phi)
-        if not (dx > 0 or dx < 0):
-            return None
-        # interval Newton at the centre shift: N = x0 - D(x0, m) / D_x(Q, m) holds the root r(m)
+
+        def excess(x: arb) -> arb:  # l(x, m) - eps
+            return diff._log_density(x + mid, act_y) - diff._log_density(x, act_x) - diff.log_exp_eps
+
+        # float polish of the Newton centre (the enclosure below does not depend on it)
         x0 = 0.5 * (lo + hi)
-        for _ in range(3):  # float polish of x0 only (the enclosure below does not depend on it)
-            dv, dd = diff.value(arb(x0), mid), diff.derivative(arb(x0), mid)
-            step = float(dv.mid()) / float(dd.mid()) if float(dd.mid()) != 0 else 0.0
+        slope_f = float(lx.mid())
+        for _ in range(3):
+            step = float(excess(arb(x0)).mid()) / slope_f
             if not math.isfinite(step):
                 break
             x0 = min(max(x0 - step, lo), hi)
-        r = q
+        a, b = lo, hi
         for _ in range(2):
-            newton = arb(x0) - diff.value(arb(x0), mid) / diff.derivative(r, mid)
-            if not newton.is_finite():
+            # interval Newton on the float box [a, b] (x0 inside it): every root of l(., m) = eps
+            # in [a, b] lies in N = x0 - (l(x0, m) - eps) / l_x([a, b], m)
+            part_m = diff.logratio_partials(a, b, mid)
+            if part_m is None:
                 return None
-            r_lo, r_hi = newton.lower().max(r.lower()), newton.upper().min(r.upper())
-            if r_lo > r_hi:
+            lx_m = part_m[0][0].union(part_m[0][1])
+            newton = arb(x0) - excess(arb(x0)) / lx_m
+            if not newton.is_finite():
+                break
+            n_lo = max(a, _float_down(newton.lower()))
+            n_hi = min(b, _float_up(newton.upper()))
+            if n_lo > n_hi:
                 return None  # cannot happen for a true root; refuse rather than guess
-            r = r_lo.union(r_hi)
-        value = mix.density(r + mid)
-        derivative = -diff.exp_eps * mix.density_derivative(q + phi) * mix.density_derivative(q) / dx
+            a, b = n_lo, n_hi
+            x0 = min(max(0.5 * (a + b), a), b)
+        value = mix.density(_ball(a, b) + mid)
+        inv = mix._inv_s2
+        dlogf = ((diff._posterior_mean(arb(lo), act_x).lower() - hi) * inv).union(
+            (diff._posterior_mean(arb(hi), act_x).upper() - lo) * inv)
+        derivative = -mix.density_derivative(q + phi) * dlogf / lx
         return value, derivative
 
 
