@@ -66,11 +66,28 @@ value in ``|Q| * [min(0, inf f'), max(0, sup f')]`` over ``Q + phi``; a tail con
 are evaluated with ``phi`` a *ball* ``[phi_a, phi_b]``: the sign structure is certified for
 every shift in the ball at once, so ``H'([phi_a, phi_b])`` is a certified enclosure.
 
-*Branch and bound.* For a shift interval ``I``: if ``H'(I) > 0`` the sup over ``I`` is
-``H(phi_b)`` (a point evaluation), if ``H'(I) < 0`` it is ``H(phi_a)``; otherwise the mean
-value form ``H(I) ⊂ H(mid) + H'(I) * [-w/2, w/2]`` bounds it, and ``I`` is split while its
-upper bound exceeds the best certified lower bound by more than the tolerance (or, in
-decision mode, until the comparison with the target is decided). Intervals are dyadic
+*Second-order model on a ball of shifts* (:meth:`_Engine.shift_expansion`). A ball enclosure of
+``f(b + phi) - f(a + phi)`` for a narrow run loses the near-cancellation of its two ends: its
+width grows like ``|f'| * w`` per run while the true ``H''`` is small (for MG with
+``sigma << Delta``, ~35 runs and a sharp interior peak of ``phi -> H(phi)``). So ``H'`` is written
+as boundary terms and each is expanded around the ball's centre ``m`` by the mean value theorem:
+fixed piece ends ``c`` give ``f(c + m) + f'(c + phi) (t - m)``; a *clean* root piece (neighbours
+of opposite certified signs, ``l_x = d/dx [log f(x + t) - log f(x)]`` bounded away from 0 on the
+piece times the ball, from posterior means) holds one simple root ``r(t)`` for every shift, and
+``f(r(t) + t)`` has derivative ``-f'(r + t) (log f)'(r) / l_x`` (implicit function theorem), its
+value at ``m`` being enclosed by an interval Newton step. Hence
+``H'(t) in A + B (t - m)`` with ``A`` tight (point values) and ``B`` an enclosure of ``H''``-like
+terms, and ``H(m + u) - H(m) <= A u + B u^2 / 2``: the error is second order in the ball's width.
+Every other uncertain piece ``Q`` (a root pair born or dying in the ball, a region where ``D`` is
+too small to sign, the vanishing runs at the tied shift ``phi = Delta``) either enters ``A``
+with the crude enclosure above or is split off as ``0 <= int_Q D_+ <= excess`` (``excess`` from
+``|piece| * max(0, sup D)`` on adaptively bisected pieces), whichever bound is smaller.
+
+*Branch and bound.* For a shift interval ``I``: if the model's ``H'(I) > 0`` the sup over ``I`` is
+``H(phi_b)`` (a point evaluation), if ``H'(I) < 0`` it is ``H(phi_a)``; otherwise
+``H(mid) + rise`` bounds it (never worse than the Lipschitz bound from the ends), and ``I`` is
+split while its upper bound exceeds the best certified lower bound by more than the tolerance
+(or, in decision mode, until the comparison with the target is decided). Intervals are dyadic
 sub-intervals of ``[0, Delta]``, so they cover the shift range exactly.
 
 Guarantee of :func:`privacy_profile_sup`: the returned ``(lower, upper)`` arb balls satisfy
