@@ -123,12 +123,22 @@ __all__ = [
 # small ball helpers (local to the engine; they need no precision beyond ctx.prec)
 
 
+_ZERO = arb(0)
+
+
 def _sqr(z: arb) -> arb:
-    """Tight enclosure of z^2 (Arb's mid-rad product of a ball with itself overestimates)."""
-    lo = z.abs_lower()
+    """Enclosure of ``{x^2 : x in z}`` that stays tight when ``z`` reaches 0.
+
+    Arb's ``z * z`` for ``z = m +- r`` is ``m^2 +- (2|m| r + r^2)``: valid, and within ``2 r^2`` of
+    tight while it is positive (the common, fast case). Near 0 it goes negative (an exponent
+    ``-x^2 / 2 s^2`` would then exceed 0), so the endpoint form ``[lo^2, hi^2]`` is used there."""
+    sq = z * z
+    if sq > 0:
+        return sq
     hi = z.abs_upper()
     if z.contains(0):
-        return arb(0).union(hi * hi)
+        return _ZERO.union(hi * hi)
+    lo = z.abs_lower()
     return (lo * lo).union(hi * hi)
 
 

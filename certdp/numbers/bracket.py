@@ -16,7 +16,8 @@ Monotonicity (a property of the mechanism, stated in its docstring) then
 places the exact optimum between them, so the bracket is both safe and tight.
 
 Method ("fast, then certain"). Start from a float64 ``candidate`` if one is
-given; step outward from it by relative amounts ``rtol/4, rtol, 1e-11, ...``
+given; step outward from it by relative amounts ``rtol/2`` (safe side) or ``rtol/4`` (other
+side), then ``rtol, 1e-11, ...``
 until each side is certified, then bisect with Arb until the relative width is
 ``<= rtol``. Every decision escalates the working precision along
 ``PRECISION_LADDER``; a point that stays undecided at 4096 bits is never used
@@ -181,13 +182,17 @@ def certified_monotone_bracket(
         record(point, decision, enc)
         return decision
 
-    steps = [rtol / 4, rtol] + [Fraction(1, 10**k) for k in (11, 9, 7, 5, 3, 1) if Fraction(1, 10**k) > rtol]
+    coarse = [rtol] + [Fraction(1, 10**k) for k in (11, 9, 7, 5, 3, 1) if Fraction(1, 10**k) > rtol]
+    # first steps rtol/2 on the safe side, rtol/4 on the other (with the < rtol/8 rounding of each
+    # point the bracket is still <= rtol wide): "private" is usually the costlier decision
+    # (a sup over all neighbours), and its margin grows with the distance from the boundary
+    first_step = {safe_dir: rtol / 2, -safe_dir: rtol / 4}
 
     center = _as_fraction(candidate)
     if center is not None and center > 0:
         # Walk outward on both sides of the float candidate.
         for sign in (safe_dir, -safe_dir):
-            for step in steps:
+            for step in [first_step[sign]] + coarse:
                 t = center * (1 + sign * step)
                 decision = probe(t, "up" if sign > 0 else "down")
                 if (sign == safe_dir and safe_pt is not None) or (sign != safe_dir and unsafe_pt is not None):
