@@ -98,11 +98,12 @@ float guess costs time, never correctness.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 from flint import arb, arb_poly, ctx
@@ -905,28 +906,37 @@ class ShiftExpansion:
 
     const: arb
     slope: arb
-    crude: list[tuple[arb, arb]]  # (dh enclosure over the ball, excess bound) per uncertain piece
+    #: per uncertain piece: (dh enclosure over the ball, () -> upper bound of int_Q D_+ over the ball)
+    crude: list[tuple[arb, Callable[[], arb]]]
 
     def derivative(self, offsets: arb) -> arb:
         """Enclosure of ``H'(t)`` on the ball, ``offsets`` enclosing every ``t - m``."""
         return self.const + sum((dh for dh, _ in self.crude), arb(0)) + self.slope * offsets
 
-    def rise(self, h: arb) -> arb:
+    def rise(self, h: arb, enough: arb | None = None) -> arb:
         """Upper bound of ``H(t) - H(m)`` for ``|t - m| <= h``.
 
         ``H(t) - H(m) <= H_R(t) - H_R(m) + sum_direct H_Q(t)`` (``H_Q(m) >= 0``), and
         ``H_R(m + u) - H_R(m) = int_0^u H_R' <= A u + B u^2 / 2`` for ``u >= 0`` (``-A u + B u^2/2``
-        for ``u < 0``, with ``A`` replaced by its lower end) by the mean value model."""
+        for ``u < 0``, with ``A`` replaced by its lower end) by the mean value model. The pieces'
+        ``int D_+`` bounds (bisections) are computed only when the bound with every piece taken
+        through ``H'`` is not already ``<= enough``; then each piece takes the smaller route."""
+        const = self.const + sum((dh for dh, _ in self.crude), arb(0))
+        beta = self.slope.upper()
+        up = _quadratic_rise(const.upper(), beta, h).max(_quadratic_rise((-const).upper(), beta, h))
+        if not self.crude or (enough is not None and up <= enough):
+            return up
         const = self.const
         direct = arb(0)
-        for dh, excess in self.crude:
-            if dh.abs_upper() * h <= excess:
+        for dh, excess_of in self.crude:
+            through_derivative = dh.abs_upper() * h
+            excess = excess_of()
+            if through_derivative <= excess:
                 const += dh
             else:
                 direct += excess
-        beta = self.slope.upper()
-        up = _quadratic_rise(const.upper(), beta, h).max(_quadratic_rise((-const).upper(), beta, h))
-        return (up + direct).upper()
+        up2 = _quadratic_rise(const.upper(), beta, h).max(_quadratic_rise((-const).upper(), beta, h))
+        return (up2 + direct).upper().min(up)
 
 
 class _Engine:
@@ -1030,7 +1040,7 @@ class _Engine:
                 pieces.append(p)
         const = arb(0)
         slope = arb(0)
-        crude: list[tuple[arb, arb]] = []
+        crude: list[tuple[arb, Callable[[], arb]]] = []
         coefficient: dict[float, int] = {}
         chunk = mix._f_sig / 8
         budget = [EXCESS_BUDGET]
@@ -1070,9 +1080,8 @@ class _Engine:
                     dh += arb(0).union(mix.density(arb(b) + phi) - mix.density(arb(a) + phi))
                 else:
                     dh += arb(b - a) * arb(0).union(fp)
-            # (b) int_Q D(x, t)_+ dx, bounded uniformly over the ball
-            excess = self._positive_part_integral(edges, phi, budget, 0.05 * allowance)
-            crude.append((dh, excess.upper()))
+            # (b) int_Q D(x, t)_+ dx, bounded uniformly over the ball: computed only if asked for
+            crude.append((dh, functools.partial(self._positive_part_integral, edges, phi, budget, 0.05 * allowance)))
         for c, k in coefficient.items():
             if k:
                 # f is continuous and piecewise smooth: f(c + t) in f(c + m) + f'(c + phi) (t - m)
@@ -1238,11 +1247,11 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
         ball = phi_of(ta).union(phi_of(tb))
         tm = (ta + tb) / 2
         mid = phi_of(tm)
-        r = point(tm)
+        end_a, end_b = point(ta).upper, point(tb).upper
         # never worse than the global Lipschitz / TV bound from the two ends
-        alt = point(ta).upper.min(point(tb).upper) + shift_tv_bound(phi_of(tb) - phi_of(ta), eng.mix.sigma)
+        alt = end_a.min(end_b) + shift_tv_bound(phi_of(tb) - phi_of(ta), eng.mix.sigma)
         goal = target if target is not None else best_lower * (1 + rel_tol)
-        allowance = float((goal - r.upper).mid())
+        allowance = float((goal - end_a.max(end_b)).mid())  # what the model may add (a guide only)
         if not allowance > 0:
             return alt.upper(), False  # this interval cannot be settled at the goal: split it
         ex = eng.shift_expansion(ball, mid, allowance)
@@ -1251,10 +1260,11 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
         if trace is not None:
             trace.append((float(ta), float(tb), dh))
         if dh > 0:
-            return point(tb).upper, True
+            return end_b, True
         if dh < 0:
-            return point(ta).upper, True
-        up = r.upper + ex.rise(offsets.abs_upper())
+            return end_a, True
+        centre = point(tm).upper
+        up = centre + ex.rise(offsets.abs_upper(), goal - centre)
         return up.min(alt).upper(), False
 
     # float hints (e.g. a float argmax) are evaluated first, at nearby dyadic shifts: a certified
