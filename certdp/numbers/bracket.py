@@ -125,7 +125,7 @@ def classify_point(
                 decision = Decision.NO
             else:
                 decision = Decision.UNKNOWN
-            last = Enclosure.from_bounds(low, high, bits)
+            last = Enclosure.from_arb(value, bits) if low is high else Enclosure.from_bounds(low, high, bits)
         if decision is not Decision.UNKNOWN:
             return decision, last
     return Decision.UNKNOWN, last
