@@ -1014,10 +1014,10 @@ class _Engine:
         ``H'(t) = int_{D > 0} f'(x + t) dx`` (module docstring) is a sum of boundary terms:
         ``f(c + t)`` at the fixed ends ``c`` of certified-positive pieces (interior ends cancel
         exactly, with integer coefficients), ``+-f(r(t) + t)`` at each *clean* root, and the
-        integrals over the other uncertain pieces. A clean root piece ``Q`` has certified
-        opposite signs on its two neighbours and ``D_x != 0`` on ``Q x phi``, so for every shift it
-        holds exactly one simple root ``r(t)``, C^1 by the implicit function theorem, with
-        ``d/dt f(r(t) + t) = f'(r + t) (1 + r') = -e^eps f'(r + t) f'(r) / D_x(r, t)``. Every
+        integrals over the other uncertain pieces. A clean root piece ``Q`` (:meth:`_clean_root`)
+        has certified opposite signs on its two neighbours and ``D`` strictly monotone in ``x`` on
+        ``Q x phi``, so for every shift it holds exactly one simple root ``r(t)``, C^1 by the
+        implicit function theorem, with ``d/dt f(r(t) + t) = f'(r + t) (1 + r')``. Every
         boundary term is expanded by the mean value theorem around ``m``: its value at ``m`` (a
         root enclosed there by an interval Newton step) goes to ``const``, its derivative enclosed
         over the ball goes to ``slope``. Unlike a ball evaluation of ``f(b + t) - f(a + t)``, this
@@ -1253,7 +1253,9 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
         goal = target if target is not None else best_lower * (1 + rel_tol)
         allowance = float((goal - end_a.max(end_b)).mid())  # what the model may add (a guide only)
         if not allowance > 0:
-            return alt.upper(), False  # this interval cannot be settled at the goal: split it
+            if target is not None:
+                return alt.upper(), False  # cannot be settled below the target: split it
+            allowance = 0.0  # sup mode: a monotone interval at the argmax must still be found final
         ex = eng.shift_expansion(ball, mid, allowance)
         offsets = ball - mid  # every t - m
         dh = ex.derivative(offsets)
