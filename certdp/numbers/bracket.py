@@ -215,8 +215,9 @@ def certified_monotone_bracket(
         raise UndecidedError("could not certify any non-private parameter value (profile never > delta)")
 
     notes: list[str] = []
-    # Narrowing: a secant step on log delta (two probes straddling the interpolated boundary)
-    # while it keeps shrinking the bracket, else bisection (geometric while the ratio is large).
+    # Narrowing: secant steps on log delta while they shrink the bracket fourfold (one probe at the
+    # interpolated boundary; two straddling it once the bracket is within 8 rtol), else a bisection
+    # step (geometric while the ratio is large), after which the secant is tried again.
     use_secant = True
     while True:
         a, b = sorted((safe_pt[0], unsafe_pt[0]))
@@ -227,11 +228,14 @@ def certified_monotone_bracket(
             guess = _secant_guess(safe_pt, unsafe_pt, Fraction(delta))
             use_secant = False
             if guess is not None and a < guess < b:
-                half = rtol * guess / 3
-                for point, direction in ((guess - safe_dir * half, "down" if safe_dir > 0 else "up"),
-                                         (guess + safe_dir * half, "up" if safe_dir > 0 else "down")):
-                    if a < point < b:
-                        probe(point, direction)
+                if (b - a) / safe_value <= 8 * rtol:
+                    half = rtol * guess / 3
+                    for point, direction in ((guess - safe_dir * half, "down" if safe_dir > 0 else "up"),
+                                             (guess + safe_dir * half, "up" if safe_dir > 0 else "down")):
+                        if a < point < b:
+                            probe(point, direction)
+                else:
+                    probe(guess, "up")
                 new_a, new_b = sorted((safe_pt[0], unsafe_pt[0]))
                 use_secant = (new_b - new_a) < (b - a) / 4
                 continue
@@ -262,6 +266,7 @@ def certified_monotone_bracket(
                     _fmt(tried[0]), ladder[-1])
             )
             break
+        use_secant = True
 
     lo, hi = sorted((safe_pt[0], unsafe_pt[0]))
     return Bracket(
@@ -278,13 +283,17 @@ def certified_monotone_bracket(
 
 def _secant_guess(safe_pt: tuple[Fraction, Enclosure], unsafe_pt: tuple[Fraction, Enclosure],
                   delta: Fraction) -> Fraction | None:
-    """Interpolate log delta linearly in t between the two certified points (float64; only a guess)."""
+    """Interpolate log delta linearly in t between the two certified points (float64; only a guess).
+
+    Each point is represented by the end of its enclosure that decided it (the upper end at the
+    safe point, the lower end at the unsafe one): a decision mode may stop with the other end far
+    off (e.g. ``[0, x]`` or ``[x, 1]``), which would make a midpoint useless."""
     import math
 
     try:
         (t0, e0), (t1, e1) = safe_pt, unsafe_pt
-        m0 = (e0.lower + e0.upper) / 2
-        m1 = (e1.lower + e1.upper) / 2
+        m0 = e0.upper if e0.upper > 0 else (e0.lower + e0.upper) / 2
+        m1 = e1.lower if e1.lower > 0 else (e1.lower + e1.upper) / 2
         if m0 <= 0 or m1 <= 0 or m0 == m1:
             return None
         l0 = math.log(m0.numerator) - math.log(m0.denominator)
