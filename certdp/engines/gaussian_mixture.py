@@ -445,6 +445,14 @@ class _Difference:
         num = sum((w * self.mix.components[i].mean for w, i in zip(ws, act)), arb(0))
         return num / sum(ws, arb(0))
 
+    def _posterior_mean_cached(self, y: arb, act: tuple[int, ...]) -> arb:
+        """:meth:`_posterior_mean`, cached per structure (piece ends are shared by neighbours)."""
+        key = ("pm", float(y.mid()), float(y.rad()), act)
+        v = self._poly_cache.get(key)
+        if v is None:
+            v = self._poly_cache[key] = self._posterior_mean(y, act)
+        return v
+
     def logratio_partials(self, lo: float, hi: float, phi: arb):
         """``((lx_lo, lx_hi), (lp_lo, lp_hi), (act_x, act_y))``: bounds of ``l_x`` and ``l_phi`` over
         ``[lo, hi] x phi`` for ``l(x, t) = log f(x + t) - log f(x)``, from posterior means at the
@@ -455,15 +463,7 @@ class _Difference:
         act_y = self._active(xa + pa, xb + pb)
         if act_x is None or act_y is None or not act_x or not act_y:
             return None
-        cache = self._poly_cache
-
-        def pmean(y: arb, act: tuple[int, ...]) -> arb:
-            key = ("pm", float(y.mid()), float(y.rad()), act)
-            v = cache.get(key)
-            if v is None:
-                v = cache[key] = self._posterior_mean(y, act)
-            return v
-
+        pmean = self._posterior_mean_cached
         b_lo = pmean(xa, act_x).lower()
         b_hi = pmean(xb, act_x).upper()
         a_lo = pmean(xa + pa, act_y).lower()
@@ -923,7 +923,7 @@ class ShiftExpansion:
         through ``H'`` is not already ``<= enough``; then each piece takes the smaller route."""
         const = self.const + sum((dh for dh, _ in self.crude), arb(0))
         beta = self.slope.upper()
-        up = _quadratic_rise(const.upper(), beta, h).max(_quadratic_rise((-const).upper(), beta, h))
+        up = _two_sided_rise(const, beta, h)
         if not self.crude or (enough is not None and up <= enough):
             return up
         const = self.const
@@ -935,7 +935,7 @@ class ShiftExpansion:
                 const += dh
             else:
                 direct += excess
-        up2 = _quadratic_rise(const.upper(), beta, h).max(_quadratic_rise((-const).upper(), beta, h))
+        up2 = _two_sided_rise(const, beta, h)
         return (up2 + direct).upper().min(up)
 
 
@@ -1182,8 +1182,8 @@ class _Engine:
             x0 = min(max(0.5 * (a + b), a), b)
         value = mix.density(_ball(a, b) + mid)
         inv = mix._inv_s2
-        dlogf = ((diff._posterior_mean(arb(lo), act_x).lower() - hi) * inv).union(
-            (diff._posterior_mean(arb(hi), act_x).upper() - lo) * inv)
+        dlogf = ((diff._posterior_mean_cached(arb(lo), act_x).lower() - hi) * inv).union(
+            (diff._posterior_mean_cached(arb(hi), act_x).upper() - lo) * inv)
         derivative = -mix.density_derivative(q + phi) * dlogf / lx
         return value, derivative
 
@@ -1210,6 +1210,12 @@ class SupResult:
     intervals: int
     point_evaluations: int
     decided: str | None  # "le" / "gt" in decision mode when decided, else None
+
+
+def _two_sided_rise(const: arb, beta: arb, h: arb) -> arb:
+    """Upper bound of ``max_{|u| <= h} (a u + b u^2 / 2)`` for all ``a`` in ``const``, ``b <= beta``
+    (``u < 0`` is the ``u > 0`` case with ``a`` negated)."""
+    return _quadratic_rise(const.upper(), beta, h).max(_quadratic_rise((-const).upper(), beta, h))
 
 
 def _quadratic_rise(alpha: arb, beta: arb, h: arb) -> arb:
