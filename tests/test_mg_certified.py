@@ -598,6 +598,29 @@ def test_sign_tests_sound_next_to_roots(mix_i, phi_i, root_u, offset, width_exp,
     _sign_check(mix_i, 0.0, width_exp, phi_c, phi_exp, True, lo=r + offset * w)
 
 
+@pytest.mark.parametrize("sigma,eps,K", [("0.296553", "2", 10), ("0.05", "1", 5), ("2.5", "0.3", 3), ("0.01", "2", 20)])
+def test_lattice_kernel_sums_contain_mpmath(sigma, eps, K):
+    """``log_kernel_sum`` and ``posterior_mean`` (lattice polynomial form, the fast path of the
+    log-ratio sign test) contain the direct 60-digit sums ``log sum_k w_k exp(-(y - k)^2 / 2 s^2)``
+    and ``sum_k k w_k g / sum_k w_k g`` at points across the lattice, between lattice points and
+    far into both tails, and are tight (a radius that swallowed the value would pass vacuously)."""
+    s = _mp(_q(sigma))
+    e = _mp(_q(eps))
+    raw = [mpmath.exp(-abs(k) * e) for k in range(-K, K + 1)]
+    z = mpmath.fsum(raw)
+    ys = [-K - 9 * float(sigma) - 2.3, -K + 0.49, -1.5, -0.37, 0.0, 0.5, 1.0 / 3, K - 0.51, K + 12 * float(sigma) + 1.7]
+    with working_precision(64):
+        mix = multi_gaussian_mixture(arb(sigma), arb(eps), arb(1), K)
+        for y in ys:
+            terms = [(w / z) * mpmath.exp(-(_mp(_q(y)) - k) ** 2 / (2 * s * s)) for w, k in zip(raw, range(-K, K + 1))]
+            log_k = mpmath.log(mpmath.fsum(terms))
+            mean = mpmath.fsum(t * k for t, k in zip(terms, range(-K, K + 1))) / mpmath.fsum(terms)
+            lk, pm = mix.log_kernel_sum(arb(y)), mix.posterior_mean(arb(y))
+            for ball, ref in ((lk, log_k), (pm, mean)):
+                assert _arb_end(ball.lower()) <= ref <= _arb_end(ball.upper()), (sigma, K, y, ball, ref)
+                assert float(ball.rad()) <= 1e-12 * (1 + abs(float(ref))), (sigma, K, y, ball)
+
+
 def test_logratio_sign_decides_often():
     """Guard for the property test above: on a seeded sample, the sign tests decide most pieces
     (a test that always returns 0 would pass vacuously). Reference: same mpmath checks."""

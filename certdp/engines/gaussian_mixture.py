@@ -244,6 +244,14 @@ class GaussianMixture:
         self._f_sval = np.array([0.0 if c.support is None else c.support[0] for c in self.components])
         self.breakpoints = sorted({c.support[0] for c in self.components if c.support is not None})
         self._f_has_support = bool(self.breakpoints)
+        self.all_components = tuple(range(len(self.components)))
+        # lattice form of the kernel sum (untruncated lattice mixtures only), see log_kernel_sum
+        self._lattice_sums = lattice is not None and not self.breakpoints
+        self._lattice_polys: dict[int, tuple[arb_poly, arb_poly]] = {}
+        if self._lattice_sums:
+            m0, h = lattice
+            self._lattice_h_inv_s2 = h * self._inv_s2
+            self._lattice_f = (float(m0), float(h), max(c.lattice_index for c in self.components))
 
     # -- structure --
     def mirrored(self) -> "GaussianMixture":
@@ -341,6 +349,57 @@ class GaussianMixture:
             total += c.weight * (-_sqr(z) / 2).exp()
         return total * self._norm
 
+    # -- lattice form of the kernel sum K(y) = sum_j w_j exp(-(y - m_j)^2 / 2 s^2) --
+    def _lattice_centre(self, y: arb) -> tuple[int, arb, tuple[arb_poly, ...]]:
+        """``(k0, v, (A, B, A1, B1))`` for :meth:`log_kernel_sum` and :meth:`posterior_mean`:
+        ``v = y - m0 - k0 h`` with ``k0`` the lattice point nearest to ``y`` (clamped to the lattice;
+        any ``k0`` is exact, it only keeps the exponents small), and, with
+        ``c_k = sum_{k_j = k} w_j exp(-(k - k0)^2 h^2 / 2 s^2)``, the polynomials
+        ``A(E) = sum_{k >= k0} c_k E^(k - k0)``, ``B(F) = sum_{k < k0} c_k F^(k0 - k)``,
+        ``A1(E) = sum_{k > k0} (k - k0) c_k E^(k - k0)``, ``B1(F) = sum_{k < k0} (k0 - k) c_k F^(k0 - k)``
+        (all coefficients >= 0)."""
+        m0f, hf, kmax = self._lattice_f
+        mid = float(y.mid())
+        k0 = min(max(int(round((mid - m0f) / hf)), 0), kmax) if math.isfinite(mid) else 0
+        polys = self._lattice_polys.get(k0)
+        m0, h = self.lattice
+        if polys is None:
+            c = [arb(0)] * (kmax + 1)
+            for comp in self.components:
+                k = comp.lattice_index
+                c[k] = c[k] + comp.weight * (-_sqr((k - k0) * h) * self._half_inv_s2).exp()
+            up = c[k0:]
+            down = [arb(0)] + c[:k0][::-1]
+            polys = self._lattice_polys[k0] = (
+                arb_poly(up), arb_poly(down),
+                arb_poly([j * a for j, a in enumerate(up)]), arb_poly([j * a for j, a in enumerate(down)]))
+        return k0, y - m0 - k0 * h, polys
+
+    def log_kernel_sum(self, y: arb) -> arb:
+        """Enclosure of ``log K(y)`` over the ball ``y``, ``K(y) = sum_j w_j exp(-(y - m_j)^2 / 2 s^2)``
+        (untruncated lattice mixtures only).
+
+        Method: with ``m_j = m0 + k_j h`` and ``v = y - m0 - k0 h``,
+        ``(y - m_j)^2 = v^2 - 2 (k_j - k0) h v + (k_j - k0)^2 h^2``, so
+        ``K(y) = exp(-v^2 / 2 s^2) (A(E) + B(1 / E))`` with ``E = exp(h v / s^2)`` (polynomials of
+        :meth:`_lattice_centre`). Their coefficients are positive, so Horner evaluation at ``E > 0``
+        has no cancellation, and with ``k0`` nearest to ``y`` the powers stay moderate. Four
+        polynomial evaluations in C replace a Python loop over the components."""
+        _, v, (pa, pb, _, _) = self._lattice_centre(y)
+        hv = v * self._lattice_h_inv_s2
+        return (pa(hv.exp()) + pb((-hv).exp())).log() - _sqr(v) * self._half_inv_s2
+
+    def posterior_mean(self, y: arb) -> arb:
+        """Enclosure of ``E[m_J | y] = sum_j m_j w_j g(y - m_j) / sum_j w_j g(y - m_j)`` over the
+        ball ``y`` (untruncated lattice mixtures only): in the notation of :meth:`_lattice_centre`,
+        ``m0 + h (k0 + (A1(E) - B1(1/E)) / (A(E) + B(1/E)))`` (the factor ``exp(-v^2 / 2 s^2)``
+        cancels)."""
+        k0, v, (pa, pb, pa1, pb1) = self._lattice_centre(y)
+        hv = v * self._lattice_h_inv_s2
+        e, f = hv.exp(), (-hv).exp()
+        m0, h = self.lattice
+        return m0 + h * (k0 + (pa1(e) - pb1(f)) / (pa(e) + pb(f)))
+
     # -- float guide --
     def log_density_float(self, x: np.ndarray) -> np.ndarray:
         z = (x[:, None] - self._f_mu[None, :]) / self._f_sig
@@ -417,6 +476,8 @@ class _Difference:
     # -- log-ratio sign test (dependency-free mean value form) --
     def _active(self, lo: arb, hi: arb) -> tuple[int, ...] | None:
         """Indices of the components active on the whole of [lo, hi], None if a support edge lies inside."""
+        if not self.mix.breakpoints:
+            return self.mix.all_components
         ball = lo.union(hi)
         act = []
         for i, c in enumerate(self.mix.components):
@@ -433,12 +494,16 @@ class _Difference:
 
     def _log_density(self, y: arb, act: tuple[int, ...]) -> arb:
         """log of sum_{i in act} w_i exp(-(y - m_i)^2 / 2 s^2) (normalising constant dropped)."""
+        if self.mix._lattice_sums and act is self.mix.all_components:
+            return self.mix.log_kernel_sum(y)
         ts = self._exponents(y, act)
         top = max(ts, key=lambda t: float(t.mid()))
         return top + sum(((t - top).exp() for t in ts), arb(0)).log()
 
     def _posterior_mean(self, y: arb, act: tuple[int, ...]) -> arb:
         """E[m_I | y] for the component posterior restricted to ``act``."""
+        if self.mix._lattice_sums and act is self.mix.all_components:
+            return self.mix.posterior_mean(y)
         ts = self._exponents(y, act)
         top = max(ts, key=lambda t: float(t.mid()))
         ws = [(t - top).exp() for t in ts]
@@ -472,6 +537,21 @@ class _Difference:
         lx = ((a_lo - b_hi - pb) * inv, (a_hi - b_lo - pa) * inv)
         lp = ((a_lo - xb - pb) * inv, (a_hi - xa - pa) * inv)
         return lx, lp, (act_x, act_y)
+
+    def logratio_x_bounds(self, lo: float, hi: float, phi: arb, parts: int):
+        """``(lx_lo, lx_hi, (act_x, act_y))``: bounds of ``l_x`` over ``[lo, hi] x phi`` as the hull of
+        :meth:`logratio_partials` on ``parts`` equal sub-pieces (the corner bounds lose the
+        variation of both posterior means across a piece; sub-pieces share their ends' means
+        through the cache). None where a support edge meets a sub-box or the active sets differ."""
+        edges = [lo + (hi - lo) * j / parts for j in range(parts)] + [hi]
+        out = None
+        for a, b in zip(edges, edges[1:]):
+            partials = self.logratio_partials(a, b, phi)
+            if partials is None or (out is not None and partials[2] != out[2]):
+                return None
+            (l0, l1), _, act = partials
+            out = (l0, l1, act) if out is None else (out[0].min(l0), out[1].max(l1), act)
+        return out
 
     def logratio_sign(self, lo: float, hi: float, phi: arb) -> int:
         """Certified sign of ``D`` on ``[lo, hi]`` for every shift in ``phi`` (0: undecided).
@@ -666,7 +746,11 @@ class _Difference:
 CUT_STEP = 0.5
 BALL_BUDGET = 2000
 BALL_BUDGET_PER_ROOT = 200
-EXCESS_BUDGET = 96  # bisections per shift ball for the int D_+ bounds of its uncertain pieces
+CLEAN_ROOT_PARTS = (1, 4, 16)  # sub-pieces tried, in turn, to prove a root piece monotone in x
+EXCESS_BUDGET = 96
+# a shift ball's structure leaves a piece uncertain, unrefined, once sup D on it is below this share
+# of the caller's allowance spread over the window (the pieces' int D_+ then add at most that share)
+NEGLIGIBLE_SHARE = 0.02  # bisections per shift ball for the int D_+ bounds of its uncertain pieces
 
 
 class _Structure:
@@ -674,7 +758,7 @@ class _Structure:
 
     def __init__(self, diff: _Difference, phi: arb, phi_floats: Sequence[float], xl: float, xr: float,
                  root_width: float, max_depth: int = 48, min_piece: float | None = None,
-                 negligible: float = 0.0):
+                 negligible: float = 0.0, negligible_density: float = 0.0):
         self.diff = diff
         self.phi = phi
         self.xl = xl
@@ -688,6 +772,9 @@ class _Structure:
         # uncertain without further splitting: its contribution to either bound is negligible
         # (64-bit cancellation between exactly tied components can make such pieces unsignable)
         self.negligible = negligible
+        # ball mode with a known allowance: an unsigned piece where sup D < this density stays
+        # uncertain; its int D_+ (the route ShiftExpansion.rise can take) is < density * width
+        self.negligible_density = negligible_density
         self.evaluations = 0
         diff._poly_cache = {}
         ball_mode = len(phi_floats) > 1
@@ -766,10 +853,12 @@ class _Structure:
             self.pieces.extend(self._classify(lo, hi, hint, 0))
 
     def _negligible(self, xb: arb, width: float) -> bool:
-        if self.negligible <= 0:
+        if self.negligible <= 0 and self.negligible_density <= 0:
             return False
         self.evaluations += 1
         d = self.diff.value(xb, self.phi)
+        if d.upper() <= self.negligible_density:
+            return True
         if not d.upper() * width <= self.negligible:
             return False
         fp = self.diff.mix.density_derivative(xb + self.phi)
@@ -928,7 +1017,8 @@ class ShiftExpansion:
             return up
         const = self.const
         direct = arb(0)
-        for dh, excess_of in self.crude:
+        # the pieces share one bisection budget: the largest first
+        for dh, excess_of in sorted(self.crude, key=lambda item: -float(item[0].abs_upper())):
             through_derivative = dh.abs_upper() * h
             excess = excess_of()
             if through_derivative <= excess:
@@ -962,7 +1052,7 @@ class _Engine:
     def window(self, phi_hi: float) -> tuple[float, float]:
         return self.xl_base - phi_hi, self.xr
 
-    def structure(self, phi: arb) -> _Structure:
+    def structure(self, phi: arb, allowance: float = 0.0) -> _Structure:
         plo, phi_ = float(phi.lower()), float(phi.upper())
         # float root samples slightly inside the ball: at an end such as phi = Delta exactly, tied
         # components cancel in float64 and the sampled roots are noise (the padding covers the gap)
@@ -976,7 +1066,8 @@ class _Engine:
         else:
             rw = max(self.root_width, (phi_ - plo) * 0.02)
             st = _Structure(self.diff, phi, floats, xl, xr, rw, max_depth=self.ball_depth, min_piece=rw,
-                            negligible=self.tail_tol)
+                            negligible=self.tail_tol,
+                            negligible_density=NEGLIGIBLE_SHARE * allowance / (xr - xl))
         self.evaluations += st.evaluations
         return st
 
@@ -1028,9 +1119,10 @@ class _Engine:
         ``D`` is too small to sign) is returned with two alternative certificates: an enclosure of
         its contribution to ``H'`` over the ball, and an upper bound of ``int_Q D(x, t)_+ dx`` over
         the ball. :meth:`ShiftExpansion.rise` uses the cheaper one per piece. ``allowance`` (the
-        rise the caller can afford) only stops the refinement of those bounds early.
+        rise the caller can afford) only stops refinement early: of the structure, where ``sup D``
+        is below ``NEGLIGIBLE_SHARE * allowance`` per unit length, and of the ``int D_+`` bounds.
         """
-        st = self.structure(phi)
+        st = self.structure(phi, allowance)
         mix = self.mix
         pieces: list[_Piece] = []
         for p in st.pieces:  # adjacent uncertain pieces are one piece here (a root may sit on the seam)
@@ -1139,15 +1231,19 @@ class _Engine:
 
         Monotonicity is certified on the log-ratio ``l = log f(x + t) - log f(x)`` (``D > 0`` iff
         ``l > eps``), whose partials are enclosed from posterior means without dependency loss
-        (:meth:`_Difference.logratio_partials`); then ``r' = -l_t / l_x`` and
+        (:meth:`_Difference.logratio_partials`, on 1, 4 or 16 sub-pieces of ``Q``: monotone on
+        each sub-box with one strict sign is monotone on ``Q x phi``); then ``r' = -l_t / l_x`` and
         ``d/dt f(r + t) = f'(r + t) (1 + r') = -f'(r + t) (log f)'(r) / l_x``. The root at ``m``
         is enclosed by an interval Newton step on ``l(., m) - eps``."""
         diff, mix = self.diff, self.mix
-        partials = diff.logratio_partials(lo, hi, phi)
-        if partials is None:
-            return None
-        (lx_lo, lx_hi), _, (act_x, act_y) = partials
-        if not (lx_lo > 0 or lx_hi < 0):
+        for parts in CLEAN_ROOT_PARTS:
+            bounds = diff.logratio_x_bounds(lo, hi, phi, parts)
+            if bounds is None:
+                return None
+            lx_lo, lx_hi, (act_x, act_y) = bounds
+            if lx_lo > 0 or lx_hi < 0:
+                break
+        else:
             return None
         lx = lx_lo.union(lx_hi)
         q = _ball(lo, hi)
