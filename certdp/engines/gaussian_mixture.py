@@ -401,6 +401,13 @@ class GaussianMixture:
         return m0 + h * (k0 + (pa1(e) - pb1(f)) / (pa(e) + pb(f)))
 
     # -- float guide --
+    def posterior_mean_float(self, x: np.ndarray) -> np.ndarray:
+        """Float ``E[m_J | x]`` (untruncated mixtures; a guide only)."""
+        z = (x[:, None] - self._f_mu[None, :]) / self._f_sig
+        terms = self._f_logw[None, :] - 0.5 * z * z
+        w = np.exp(terms - terms.max(axis=1)[:, None])
+        return (w * self._f_mu[None, :]).sum(axis=1) / w.sum(axis=1)
+
     def log_density_float(self, x: np.ndarray) -> np.ndarray:
         z = (x[:, None] - self._f_mu[None, :]) / self._f_sig
         terms = self._f_logw[None, :] - 0.5 * z * z
@@ -591,6 +598,35 @@ class _Difference:
                 return -1
         return 0
 
+    def float_signability(self, lo: np.ndarray, hi: np.ndarray, plo: float, phi_hi: float):
+        """Float guide to :meth:`logratio_sign` on the boxes ``[lo_i, hi_i] x [plo, phi_hi]``:
+        ``(ratio, log_top)`` with ``ratio`` = the margin ``|l - eps| / spread`` of the same
+        mean-value test evaluated in floats (> 1: the certified test will likely decide the
+        box) and ``log_top`` ~ ``log`` of the largest ``w_j exp(-(y - m_j)^2 / 2 s^2)`` on the box's
+        shifted ends. Untruncated mixtures only. It only chooses which boxes are worth an Arb test."""
+        mix = self.mix
+        inv = 1.0 / (mix._f_sig * mix._f_sig)
+        pm, rp = 0.5 * (plo + phi_hi), 0.5 * (phi_hi - plo)
+        xm, rx = 0.5 * (lo + hi), 0.5 * (hi - lo)
+        n = lo.size
+        ys = np.concatenate([lo, hi, lo + plo, hi + phi_hi, xm, xm + pm, lo + pm, hi + pm])
+        mu = mix.posterior_mean_float(ys[:4 * n])
+        b_lo, b_hi, a_lo, a_hi = mu[:n], mu[n:2 * n], mu[2 * n:3 * n], mu[3 * n:]
+        lx_lo, lx_hi = (a_lo - b_hi - phi_hi) * inv, (a_hi - b_lo - plo) * inv
+        lp = np.maximum(np.abs(a_lo - hi - phi_hi), np.abs(a_hi - lo - plo)) * inv * rp
+        logk = mix.log_density_float(ys[4 * n:])
+        centre = logk[n:2 * n] - logk[:n] - self.eps_f
+        spread = np.maximum(np.abs(lx_lo), np.abs(lx_hi)) * rx + lp
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.abs(centre) / spread
+            # monotone in x: the ends decide (second branch of logratio_sign)
+            ea = logk[2 * n:3 * n] - mix.log_density_float(lo) - self.eps_f
+            eb = logk[3 * n:] - mix.log_density_float(hi) - self.eps_f
+            ends = np.where(ea * eb > 0, np.minimum(np.abs(ea), np.abs(eb)) / lp, 0.0)
+        ratio = np.where((lx_lo > 0) | (lx_hi < 0), np.maximum(ratio, ends), ratio)
+        top = np.maximum(logk[2 * n:3 * n], logk[3 * n:])
+        return np.nan_to_num(ratio, nan=0.0, posinf=1e300), top
+
     def _tie_coefficient(self, cj: Component, ck: Component) -> arb:
         """``w_j - e^eps w_k``: exactly 0 for a declared tie (see ``GaussianMixture``)."""
         if (self.ties_exact and cj.weight_units is not None and ck.weight_units is not None
@@ -744,6 +780,9 @@ class _Difference:
 
 
 CUT_STEP = 0.5
+GUIDE_DEPTH = 12  # float-only bisection levels of the guide
+GUIDE_DEPTH_TIED = 4  # same, near a tied shift (D ~ 0 over long ranges: the Arb tests with pairs decide)
+GUIDE_MARGIN = 1.25  # float margin of the log-ratio test above which a ball-mode piece gets an Arb test
 BALL_BUDGET = 2000
 BALL_BUDGET_PER_ROOT = 200
 CLEAN_ROOT_PARTS = (1, 4, 16)  # sub-pieces tried, in turn, to prove a root piece monotone in x
@@ -845,12 +884,72 @@ class _Structure:
             cut_list = [c for c in cut_list if not (a < c < b)] + [a, b]
         cut_list = sorted(set(cut_list))
         self.pieces: list[_Piece] = []
+        guided: list[tuple[float, float]] = []
         for lo, hi in zip(cut_list, cut_list[1:]):
             if any(a <= lo and hi <= b for a, b in uncertain):
                 self.pieces.append(_Piece(lo, hi, 0))
                 continue
             hint = [] if ball_mode else [r for r in roots if lo < r < hi]
+            if not diff.mix.breakpoints and len(hint) <= 1:
+                if hint:
+                    h = self.root_width / 2
+                    a, b = max(lo, hint[0] - h), min(hi, hint[0] + h)
+                    around = self._monotone_root_piece(lo, hi, a, b) if lo < a < b < hi else None
+                    if around is not None:
+                        self.pieces.extend(around[0])
+                        guided.extend(around[1])
+                        continue
+                else:
+                    guided.append((lo, hi))
+                    continue
             self.pieces.extend(self._classify(lo, hi, hint, 0))
+        if guided:
+            self.pieces.extend(self._classify_guided(guided, plo, phi_hi))
+        self.pieces.sort(key=lambda p: p.lo)
+
+    def _classify_guided(self, todo: list[tuple[float, float]], plo: float, phi_hi: float) -> list[_Piece]:
+        """Untruncated mixtures: bisect in floats first, Arb only where it will decide.
+
+        Pieces are split breadth-first while the float guide (:meth:`_Difference.float_signability`)
+        predicts that the log-ratio test fails on them; a piece predicted to pass goes to the
+        certified :meth:`_classify` (which bisects further if the prediction was wrong), one
+        predicted to be negligible to the certified :meth:`_negligible`, and one still predicted to
+        fail at the depth or width limit stays uncertain without any Arb evaluation (the sound
+        default). Floats decide nothing here: every signed piece is certified by Arb."""
+        mix = self.diff.mix
+        log_norm = math.log(float(mix._norm.upper()))
+        exp_eps = math.exp(self.diff.eps_f)
+        out: list[_Piece] = []
+        depth = 0
+        guide_depth = GUIDE_DEPTH_TIED if not self.ball_mode and self.diff._pairs(self.phi) else GUIDE_DEPTH
+        while todo:
+            lo = np.array([a for a, _ in todo])
+            hi = np.array([b for _, b in todo])
+            ratio, log_top = self.diff.float_signability(lo, hi, plo, phi_hi)
+            # a generous float estimate of sup D+ on the piece (for the negligibility test)
+            top = np.exp(log_top + log_norm + math.log(4 * len(mix.components)))
+            nxt: list[tuple[float, float]] = []
+            for (a, b), r, t in zip(todo, ratio, top):
+                width = b - a
+                if r > GUIDE_MARGIN:
+                    out.extend(self._classify(a, b, [], depth))
+                    continue
+                if t * exp_eps <= 0.1 * max(self.negligible_density, self.negligible / width) and \
+                        self._negligible(_ball(a, b), width):
+                    out.append(_Piece(a, b, 0))
+                    continue
+                m = 0.5 * (a + b)
+                if depth >= self.max_depth or width <= self.min_piece or not a < m < b:
+                    out.append(_Piece(a, b, 0))
+                elif depth >= guide_depth:
+                    # beyond the guide's depth (point mode: ties, tangencies) the certified
+                    # classification, with its own tests and budget, takes over
+                    out.extend(self._classify(a, b, [], depth))
+                else:
+                    nxt += [(a, m), (m, b)]
+            todo = nxt
+            depth += 1
+        return out
 
     def _negligible(self, xb: arb, width: float) -> bool:
         if self.negligible <= 0 and self.negligible_density <= 0:
@@ -892,6 +991,10 @@ class _Structure:
             h = self.root_width / 2
             a, b = max(lo, r - h), min(hi, r + h)
             if lo < a < b < hi:
+                around = self._monotone_root_piece(lo, hi, a, b)
+                if around is not None:
+                    pieces, rest = around
+                    return [q for ql, qh in rest for q in self._classify(ql, qh, [], 1)] + pieces
                 left = self._classify(lo, a, [], 1)
                 mid = self._classify_monotone(a, b)
                 right = self._classify(b, hi, [], 1)
@@ -919,6 +1022,37 @@ class _Structure:
             return [_Piece(lo, hi, 0)]
         return (self._classify(lo, m, [r for r in hint if r < m], depth + 1)
                 + self._classify(m, hi, [r for r in hint if r >= m], depth + 1))
+
+    def _monotone_root_piece(self, lo: float, hi: float, a: float, b: float
+                             ) -> tuple[list[_Piece], list[tuple[float, float]]] | None:
+        """Point mode: ``(pieces, rest)`` for ``[lo, hi]`` around a float root bracket ``[a, b]``,
+        or None; ``rest`` are the parts of ``[lo, hi]`` left to classify (unordered output).
+
+        If ``l(., phi) = log f(. + phi) - log f`` is certified strictly monotone on some
+        ``[ql, qh]`` around ``[a, b]`` (:meth:`_Difference.logratio_x_bounds`) and ``D`` has certified
+        opposite signs at ``a`` and ``b``, then ``D`` has exactly one root on ``[ql, qh]``, inside
+        ``[a, b]``, and the sign of ``a`` (``b``) holds on all of ``[ql, a]`` (``[b, qh]``). The rest
+        of ``[lo, hi]`` holds no float root and is classified as usual. This replaces the geometric
+        grading of certified pieces towards the root (~30 levels at ``root_width = 1e-9 sigma``)."""
+        r = 0.5 * (a + b)
+        sa = sb = None
+        for q in (hi - lo, (hi - lo) / 8, (hi - lo) / 64):
+            ql, qh = max(lo, r - q), min(hi, r + q)
+            if not ql <= a < b <= qh:
+                return None
+            bounds = self.diff.logratio_x_bounds(ql, qh, self.phi, 4)
+            self.evaluations += 4
+            if bounds is None:
+                return None
+            if not (bounds[0] > 0 or bounds[1] < 0):
+                continue
+            if sa is None:
+                sa, sb = self._sign_at(a), self._sign_at(b)
+            if sa == 0 or sa != -sb:
+                return None
+            rest = [(u, v) for u, v in ((lo, ql), (qh, hi)) if u < v]
+            return [p for p in (_Piece(ql, a, sa), _Piece(a, b, 0), _Piece(b, qh, sb)) if p.lo < p.hi], rest
+        return None
 
     def _classify_monotone(self, lo: float, hi: float, known_monotone: bool = False) -> list[_Piece] | None:
         """Pieces for [lo, hi] when D is monotone there (checked here unless known)."""
