@@ -545,19 +545,27 @@ class _Difference:
         lp = ((a_lo - xb - pb) * inv, (a_hi - xa - pa) * inv)
         return lx, lp, (act_x, act_y)
 
-    def logratio_x_bounds(self, lo: float, hi: float, phi: arb, parts: int):
+    def logratio_x_bounds(self, lo: float, hi: float, phi: arb, parts: int, shift_parts: int = 1):
         """``(lx_lo, lx_hi, (act_x, act_y))``: bounds of ``l_x`` over ``[lo, hi] x phi`` as the hull of
-        :meth:`logratio_partials` on ``parts`` equal sub-pieces (the corner bounds lose the
-        variation of both posterior means across a piece; sub-pieces share their ends' means
-        through the cache). None where a support edge meets a sub-box or the active sets differ."""
+        :meth:`logratio_partials` on a grid of ``parts`` equal sub-pieces times ``shift_parts``
+        sub-balls of ``phi`` (the corner bounds lose the variation of both posterior means across
+        a box, in ``x`` and in the shift; neighbouring boxes share their corners' means through
+        the cache). None where a support edge meets a sub-box or the active sets differ."""
         edges = [lo + (hi - lo) * j / parts for j in range(parts)] + [hi]
+        if shift_parts > 1 and phi.rad() > 0:
+            t0, t1 = phi.lower(), phi.upper()
+            ts = [t0 + (t1 - t0) * arb(j) / shift_parts for j in range(shift_parts)] + [t1]
+            balls = [ta.union(tb) for ta, tb in zip(ts, ts[1:])]
+        else:
+            balls = [phi]
         out = None
-        for a, b in zip(edges, edges[1:]):
-            partials = self.logratio_partials(a, b, phi)
-            if partials is None or (out is not None and partials[2] != out[2]):
-                return None
-            (l0, l1), _, act = partials
-            out = (l0, l1, act) if out is None else (out[0].min(l0), out[1].max(l1), act)
+        for ball in balls:
+            for a, b in zip(edges, edges[1:]):
+                partials = self.logratio_partials(a, b, ball)
+                if partials is None or (out is not None and partials[2] != out[2]):
+                    return None
+                (l0, l1), _, act = partials
+                out = (l0, l1, act) if out is None else (out[0].min(l0), out[1].max(l1), act)
         return out
 
     def logratio_sign(self, lo: float, hi: float, phi: arb) -> int:
@@ -600,10 +608,12 @@ class _Difference:
 
     def float_signability(self, lo: np.ndarray, hi: np.ndarray, plo: float, phi_hi: float):
         """Float guide to :meth:`logratio_sign` on the boxes ``[lo_i, hi_i] x [plo, phi_hi]``:
-        ``(ratio, log_top)`` with ``ratio`` = the margin ``|l - eps| / spread`` of the same
-        mean-value test evaluated in floats (> 1: the certified test will likely decide the
-        box) and ``log_top`` ~ ``log`` of the largest ``w_j exp(-(y - m_j)^2 / 2 s^2)`` on the box's
-        shifted ends. Untruncated mixtures only. It only chooses which boxes are worth an Arb test."""
+        ``(ratio, log_top, shift_bound)`` with ``ratio`` = the margin ``|l - eps| / spread`` of the
+        same mean-value test evaluated in floats (> 1: the certified test will likely decide the
+        box), ``log_top`` ~ ``log`` of the largest ``w_j exp(-(y - m_j)^2 / 2 s^2)`` on the box's
+        shifted ends, and ``shift_bound`` true where ``l(x, .) - eps`` changes sign across the shift
+        ball (to first order) at the centre and both ends. Untruncated mixtures only. It only chooses which
+        boxes are worth an Arb test."""
         mix = self.mix
         inv = 1.0 / (mix._f_sig * mix._f_sig)
         pm, rp = 0.5 * (plo + phi_hi), 0.5 * (phi_hi - plo)
@@ -625,7 +635,15 @@ class _Difference:
             ends = np.where(ea * eb > 0, np.minimum(np.abs(ea), np.abs(eb)) / lp, 0.0)
         ratio = np.where((lx_lo > 0) | (lx_hi < 0), np.maximum(ratio, ends), ratio)
         top = np.maximum(logk[2 * n:3 * n], logk[3 * n:])
-        return np.nan_to_num(ratio, nan=0.0, posinf=1e300), top
+        # at the centre and both ends, l(x, .) - eps changes sign over the shifts (first order,
+        # l_t = (log f)'(x + pm) at that very x): splitting in x will not help there (e.g. next to
+        # a tied shift, where l ~ eps on long ranges)
+        mu_m = mix.posterior_mean_float(ys[5 * n:])
+        lt_c = np.abs(mu_m[:n] - xm - pm) * inv * rp
+        lt_a = np.abs(mu_m[n:2 * n] - lo - pm) * inv * rp
+        lt_b = np.abs(mu_m[2 * n:] - hi - pm) * inv * rp
+        shift_bound = (np.abs(centre) < lt_c) & (np.abs(ea) < lt_a) & (np.abs(eb) < lt_b)
+        return np.nan_to_num(ratio, nan=0.0, posinf=1e300), top, shift_bound
 
     def _tie_coefficient(self, cj: Component, ck: Component) -> arb:
         """``w_j - e^eps w_k``: exactly 0 for a declared tie (see ``GaussianMixture``)."""
@@ -785,7 +803,9 @@ GUIDE_DEPTH_TIED = 4  # same, near a tied shift (D ~ 0 over long ranges: the Arb
 GUIDE_MARGIN = 1.25  # float margin of the log-ratio test above which a ball-mode piece gets an Arb test
 BALL_BUDGET = 2000
 BALL_BUDGET_PER_ROOT = 200
-CLEAN_ROOT_PARTS = (1, 4, 16)  # sub-pieces tried, in turn, to prove a root piece monotone in x
+ROOT_SLOPE_PARTS = 8  # sub-balls of the shift for the derivative of a clean root's boundary term
+# (sub-pieces, sub-balls of the shift) tried, in turn, to prove a root piece monotone in x
+CLEAN_ROOT_PARTS = ((1, 1), (4, 1), (16, 1), (16, 4))
 EXCESS_BUDGET = 96
 # a shift ball's structure leaves a piece uncertain, unrefined, once sup D on it is below this share
 # of the caller's allowance spread over the window (the pieces' int D_+ then add at most that share)
@@ -925,11 +945,11 @@ class _Structure:
         while todo:
             lo = np.array([a for a, _ in todo])
             hi = np.array([b for _, b in todo])
-            ratio, log_top = self.diff.float_signability(lo, hi, plo, phi_hi)
+            ratio, log_top, shift_bound = self.diff.float_signability(lo, hi, plo, phi_hi)
             # a generous float estimate of sup D+ on the piece (for the negligibility test)
             top = np.exp(log_top + log_norm + math.log(4 * len(mix.components)))
             nxt: list[tuple[float, float]] = []
-            for (a, b), r, t in zip(todo, ratio, top):
+            for (a, b), r, t, stuck in zip(todo, ratio, top, shift_bound):
                 width = b - a
                 if r > GUIDE_MARGIN:
                     out.extend(self._classify(a, b, [], depth))
@@ -939,7 +959,7 @@ class _Structure:
                     out.append(_Piece(a, b, 0))
                     continue
                 m = 0.5 * (a + b)
-                if depth >= self.max_depth or width <= self.min_piece or not a < m < b:
+                if depth >= self.max_depth or width <= self.min_piece or not a < m < b or (stuck and self.ball_mode):
                     out.append(_Piece(a, b, 0))
                 elif depth >= guide_depth:
                     # beyond the guide's depth (point mode: ties, tangencies) the certified
@@ -1318,12 +1338,26 @@ class _Engine:
         return ShiftExpansion(const, slope, crude)
 
     def _positive_part_bound(self, lo: float, hi: float, phi: arb, mid: arb) -> arb:
-        """``|piece| * max(0, sup D)`` over ``[lo, hi] x phi`` (0 when ``D < 0`` is certified)."""
+        """``|piece| * max(0, sup D)`` over ``[lo, hi] x phi`` (0 when ``D < 0`` is certified).
+
+        ``sup D`` is the smallest of: the ball enclosure; the mean value form in the shift around
+        ``mid``; and, where the log-ratio partial ``l_t`` has a certified sign on the box (``D`` is
+        then monotone in the shift for each ``x``), the enclosure at the end shift. The last one is
+        what keeps balls next to the tied shift ``phi = Delta`` cheap: there ``l ~ eps`` on long
+        ranges, increasing in ``t``, and ``D(., Delta)`` is only the tie residual."""
         diff, mix = self.diff, self.mix
         xb = _ball(lo, hi)
         top = diff.interval_bounds(xb, phi)[1]
         if top < 0:
             return arb(0)
+        partials = diff.logratio_partials(lo, hi, phi)
+        if partials is not None:
+            # D > 0 iff l > eps: where l is monotone in the shift on the box, sup D is at an end shift
+            (_, _), (lp_lo, lp_hi), _ = partials
+            if lp_lo > 0 or lp_hi < 0:
+                top = top.min(diff.interval_bounds(xb, phi.upper() if lp_lo > 0 else phi.lower())[1])
+                if top < 0:
+                    return arb(0)
         # mean value form in the shift: D(x, t) <= D(x, m) + sup |f'(x + phi)| |t - m|
         near = diff.interval_bounds(xb, mid)[1] + \
             mix.density_derivative(xb + phi).abs_upper() / mix._norm * (phi - mid).abs_upper()
@@ -1365,13 +1399,13 @@ class _Engine:
 
         Monotonicity is certified on the log-ratio ``l = log f(x + t) - log f(x)`` (``D > 0`` iff
         ``l > eps``), whose partials are enclosed from posterior means without dependency loss
-        (:meth:`_Difference.logratio_partials`, on 1, 4 or 16 sub-pieces of ``Q``: monotone on
+        (:meth:`_Difference.logratio_x_bounds` on the grids of ``CLEAN_ROOT_PARTS``: monotone on
         each sub-box with one strict sign is monotone on ``Q x phi``); then ``r' = -l_t / l_x`` and
         ``d/dt f(r + t) = f'(r + t) (1 + r') = -f'(r + t) (log f)'(r) / l_x``. The root at ``m``
         is enclosed by an interval Newton step on ``l(., m) - eps``."""
         diff, mix = self.diff, self.mix
         for parts in CLEAN_ROOT_PARTS:
-            bounds = diff.logratio_x_bounds(lo, hi, phi, parts)
+            bounds = diff.logratio_x_bounds(lo, hi, phi, *parts)
             if bounds is None:
                 return None
             lx_lo, lx_hi, (act_x, act_y) = bounds
@@ -1379,43 +1413,121 @@ class _Engine:
                 break
         else:
             return None
+        if parts != CLEAN_ROOT_PARTS[-1]:
+            # monotone already; the finest split gives the tightest |l_x| for the root's derivative
+            finest = diff.logratio_x_bounds(lo, hi, phi, *CLEAN_ROOT_PARTS[-1])
+            if finest is not None and (finest[0] > 0 or finest[1] < 0):
+                lx_lo, lx_hi = finest[0], finest[1]
         lx = lx_lo.union(lx_hi)
-        q = _ball(lo, hi)
+        bracket = self._root_bracket(lo, hi, mid, act_x, act_y, float(lx.mid()))
+        if bracket is None:
+            return None
+        value = mix.density(_ball(*bracket) + mid)
+        derivative = self._root_term_derivative(lo, hi, phi, lx, act_x, act_y)
+        return value, derivative
 
-        def excess(x: arb) -> arb:  # l(x, m) - eps
-            return diff._log_density(x + mid, act_y) - diff._log_density(x, act_x) - diff.log_exp_eps
+    def _root_bracket(self, lo: float, hi: float, shift: arb, act_x, act_y, slope_f: float
+                      ) -> tuple[float, float] | None:
+        """Float box ``[a, b]`` inside ``[lo, hi]`` holding every root of ``l(., t) = eps`` in
+        ``[lo, hi]`` for ``t`` in the (tiny) ball ``shift``: interval Newton steps
+        ``N = x0 - (l(x0, t) - eps) / l_x([a, b], t)`` from ``[lo, hi]``, each intersected with the
+        box and rounded outward (``x0`` from a float polish, which the enclosure does not rely on).
+        First, though, a tight box around the polished ``x0`` whose ends have certified opposite
+        signs of ``l - eps`` is returned as is: the caller has certified ``l`` monotone on
+        ``[lo, hi]``, so the root lies in that box. None if a Newton step comes out empty
+        (impossible for a true root: refuse rather than guess)."""
+        diff = self.diff
 
-        # float polish of the Newton centre (the enclosure below does not depend on it)
+        def excess(x: arb) -> arb:  # l(x, t) - eps
+            return diff._log_density(x + shift, act_y) - diff._log_density(x, act_x) - diff.log_exp_eps
+
         x0 = 0.5 * (lo + hi)
-        slope_f = float(lx.mid())
-        for _ in range(3):
+        for _ in range(4):
             step = float(excess(arb(x0)).mid()) / slope_f
             if not math.isfinite(step):
                 break
             x0 = min(max(x0 - step, lo), hi)
+        # l(., t) is monotone on [lo, hi] (the caller's certificate): opposite certified signs of
+        # l - eps at the ends of a tight box around the polished x0 bracket the root
+        half = self.root_width + 4 * abs(step if math.isfinite(step) else 0.0)
+        a, b = max(lo, x0 - half), min(hi, x0 + half)
+        if lo < a < b < hi:
+            ea, eb = excess(arb(a)), excess(arb(b))
+            if (ea < 0 and eb > 0) or (ea > 0 and eb < 0):
+                return a, b
         a, b = lo, hi
-        for _ in range(2):
-            # interval Newton on the float box [a, b] (x0 inside it): every root of l(., m) = eps
-            # in [a, b] lies in N = x0 - (l(x0, m) - eps) / l_x([a, b], m)
-            part_m = diff.logratio_partials(a, b, mid)
-            if part_m is None:
+        for _ in range(3):
+            part = diff.logratio_partials(a, b, shift)
+            if part is None:
                 return None
-            lx_m = part_m[0][0].union(part_m[0][1])
-            newton = arb(x0) - excess(arb(x0)) / lx_m
+            newton = arb(x0) - excess(arb(x0)) / part[0][0].union(part[0][1])
             if not newton.is_finite():
                 break
             n_lo = max(a, _float_down(newton.lower()))
             n_hi = min(b, _float_up(newton.upper()))
             if n_lo > n_hi:
-                return None  # cannot happen for a true root; refuse rather than guess
+                return None
             a, b = n_lo, n_hi
             x0 = min(max(0.5 * (a + b), a), b)
-        value = mix.density(_ball(a, b) + mid)
+        return a, b
+
+    def _root_term_derivative(self, lo: float, hi: float, phi: arb, lx: arb, act_x, act_y) -> arb:
+        """Enclosure over the ball ``phi`` of ``d/dt f(r(t) + t) = -f'(r + t) (log f)'(r) / l_x`` for
+        the clean root ``r(t)`` of ``[lo, hi]`` (``l_x`` enclosed by ``lx`` on the whole box).
+
+        Both factors vanish near a mode of ``f``, so one product of enclosures over the whole box
+        is loose. Instead, roots bracketed at ``ROOT_SLOPE_PARTS + 1`` shifts across the ball
+        (:meth:`_root_bracket`) confine ``r`` over each sub-ball ``T_j`` to ``Q_j``: the hull of its
+        end brackets widened by ``|r'| rad(T_j)`` with ``|r'| = |l_t / l_x| <= max |l_t| / min |l_x|``
+        on the box (mean value theorem), and the product is enclosed on each ``Q_j x T_j``. The
+        result is the union over ``j``."""
+        diff, mix = self.diff, self.mix
         inv = mix._inv_s2
-        dlogf = ((diff._posterior_mean_cached(arb(lo), act_x).lower() - hi) * inv).union(
-            (diff._posterior_mean_cached(arb(hi), act_x).upper() - lo) * inv)
-        derivative = -mix.density_derivative(q + phi) * dlogf / lx
-        return value, derivative
+        pmean = diff._posterior_mean_cached
+
+        def term(a: float, b: float, shifts: arb, lx_box: arb) -> arb:
+            dlogf = ((pmean(arb(a), act_x).lower() - b) * inv).union((pmean(arb(b), act_x).upper() - a) * inv)
+            return -mix.density_derivative(_ball(a, b) + shifts) * dlogf / lx_box
+
+        whole = term(lo, hi, phi, lx)
+        partials = diff.logratio_partials(lo, hi, phi)
+        if partials is None or phi.rad() == 0:
+            return whole
+        # |r'| <= max |l_t| / min |l_x| on the box (mean value theorem in t)
+        speed = float((partials[1][0].abs_upper().max(partials[1][1].abs_upper())
+                       / lx.abs_lower()).upper())
+        t0, t1 = phi.lower(), phi.upper()
+        shifts = [t0 + (t1 - t0) * arb(i) / ROOT_SLOPE_PARTS for i in range(ROOT_SLOPE_PARTS)] + [t1]
+        slope_f = float(lx.mid())
+        brackets = [self._root_bracket(lo, hi, t, act_x, act_y, slope_f) for t in shifts]
+        if any(br is None for br in brackets):
+            return whole
+        out = None
+        for (a0, b0), (a1, b1), ta, tb in zip(brackets, brackets[1:], shifts, shifts[1:]):
+            sub = ta.union(tb)
+            # every t in the sub-ball is within rad of one of its ends, so r(t) within speed * rad
+            reach = speed * float(sub.rad().upper()) * (1 + 1e-9)
+            if not math.isfinite(reach):
+                return whole
+            a, b = max(lo, min(a0, a1) - reach), min(hi, max(b0, b1) + reach)
+            lx_box = lx
+            for _ in range(2):
+                # r(T_j) lies in [a, b]: the speed bound on the smaller box narrows [a, b] again
+                bounds = diff.logratio_x_bounds(a, b, sub, 4) if a < b else None
+                if bounds is None or not (bounds[0] > 0 or bounds[1] < 0):
+                    break
+                lx_box = bounds[0].union(bounds[1])
+                part = diff.logratio_partials(a, b, sub)
+                if part is None:
+                    break
+                reach = float((part[1][0].abs_upper().max(part[1][1].abs_upper()) / lx_box.abs_lower()).upper()) \
+                    * float(sub.rad().upper()) * (1 + 1e-9)
+                if not math.isfinite(reach):
+                    break
+                a, b = max(a, min(a0, a1) - reach), min(b, max(b0, b1) + reach)
+            t = term(a, b, sub, lx_box)
+            out = t if out is None else out.union(t)
+        return out
 
 
 def hockey_stick_at_shift(mix: GaussianMixture, epsilon: arb, phi: arb, *, delta_scale: float = 1e-12,
