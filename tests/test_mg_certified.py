@@ -414,8 +414,9 @@ EXPANSION_BALLS = [
 def test_shift_expansion_bounds_mpmath(sigma, eps, K, pa, pb):
     """The second-order shift model of ``_Engine.shift_expansion`` on a ball ``[pa, pb]`` around its
     midpoint ``m``: (i) its derivative enclosure holds the mpmath difference quotients over
-    ``[pa, m]`` and ``[m, pb]``; (ii) ``H(t) - H(m) <= rise(|t - m|)`` for t at both ends and the
-    quarter points, with H from the mpmath reference; (iii) the rise is second order where the
+    ``[pa, m]`` and ``[m, pb]``; (ii) ``H(t) - H(m) <= rise(|t - m|)`` and
+    ``H(t) - max(H(pa), H(m), H(pb)) <= chord_rise`` for t at both ends, the quarter and the
+    eighth points, with H from the mpmath reference; (iii) the rise is second order where the
     model is clean (it must shrink faster than linearly from a ball to its half)."""
     from certdp.engines.gaussian_mixture import _Engine
 
@@ -432,11 +433,15 @@ def test_shift_expansion_bounds_mpmath(sigma, eps, K, pa, pb):
         dh = ex.derivative(offsets)
         h = offsets.abs_upper()
         rise = ex.rise(h)
+        chord = ex.chord_rise((arb(pb) - arb(pa)) / 2)
     qa, qb = _q(pa), _q(pb)
     hm = ref_h(sigma, eps, K, qm)
-    for t in (qa, qb, (qa + qm) / 2, (qm + qb) / 2):
+    top = max(hm, ref_h(sigma, eps, K, qa), ref_h(sigma, eps, K, qb))
+    for t in (qa, qb, (qa + qm) / 2, (qm + qb) / 2, (3 * qa + qm) / 4, (qm + 3 * qb) / 4):
         ht = ref_h(sigma, eps, K, t)
         assert ht - hm <= _hi(rise), (float(t), ht - hm, _hi(rise))
+        # the chord form: above the largest of the three point values by at most chord_rise
+        assert ht - top <= _hi(chord), (float(t), ht - top, _hi(chord))
         if t != qm:
             slope = (ht - hm) / _mp(t - qm)
             assert _lo(dh) <= slope <= _hi(dh), (_lo(dh), slope, _hi(dh))

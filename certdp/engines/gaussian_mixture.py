@@ -1182,6 +1182,40 @@ class ShiftExpansion:
         up2 = _two_sided_rise(const, beta, h)
         return (up2 + direct).upper().min(up)
 
+    def chord_rise(self, half: arb, enough: arb | None = None) -> arb:
+        """Upper bound of ``H(t) - max(H(m - L), H(m), H(m + L))`` for ``|t - m| <= L``, ``L`` the
+        exact half-width ``half`` of the ball (the caller has the three point values).
+
+        On ``[m, m + L]``, with ``d1 = t - m``, ``d2 = m + L - t`` and ``H_R' = A + c(u) + b(u) (u - m)``
+        (``A`` fixed, ``c(u)`` in an enclosure of width ``w``, ``b(u)`` in ``slope = [s_lo, s_hi]``),
+        integrating from ``m`` up to ``t`` and from ``t`` up to ``m + L`` and weighting the two bounds
+        by ``d2`` and ``d1`` cancels ``A``:
+        ``H_R(t) <= chord(t) + (d1 d2 / L) (w + (d1 s_hi - (L + d1) s_lo) / 2)``, at most
+        ``chord + (L / 4) (w + L max(0, s_hi - 2 s_lo) / 2)``; ``[m - L, m]`` is the mirror image
+        (same ``w`` and slope). ``H_R`` at the three points is at most ``H`` there (``H_Q >= 0``),
+        and the pieces split off directly add their ``int D_+`` bounds. Unlike :meth:`rise` this
+        has no first-order term, so it wins where ``H`` has a slope across the ball."""
+        kappa = (self.slope.upper() - 2 * self.slope.lower()).max(arb(0))
+        quarter = half / 4
+
+        def bound(width: arb, direct: arb) -> arb:
+            return (quarter * (width + half * kappa / 2) + direct).upper()
+
+        width = 2 * self.const.rad()
+        widths = [2 * dh.rad() for dh, _ in self.crude]
+        up = bound(width + sum(widths, arb(0)), arb(0))
+        if not self.crude or (enough is not None and up <= enough):
+            return up
+        direct = arb(0)
+        order = sorted(range(len(self.crude)), key=lambda i: -float(widths[i]))
+        for i in order:
+            excess = self.crude[i][1]()
+            if quarter * widths[i] <= excess:
+                width += widths[i]
+            else:
+                direct += excess
+        return bound(width, direct).min(up)
+
 
 class _Engine:
     def __init__(self, mix: GaussianMixture, epsilon: arb, delta_scale: float, rel_tol: float):
@@ -1327,7 +1361,8 @@ class _Engine:
                 else:
                     dh += arb(b - a) * arb(0).union(fp)
             # (b) int_Q D(x, t)_+ dx, bounded uniformly over the ball: computed only if asked for
-            crude.append((dh, functools.partial(self._positive_part_integral, edges, phi, budget, 0.05 * allowance)))
+            crude.append((dh, functools.cache(functools.partial(self._positive_part_integral, edges, phi, budget,
+                                                                0.05 * allowance))))
         for c, k in coefficient.items():
             if k:
                 # f is continuous and piecewise smooth: f(c + t) in f(c + m) + f'(c + phi) (t - m)
@@ -1615,6 +1650,10 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
             return end_a, True
         centre = point(tm).upper
         up = centre + ex.rise(offsets.abs_upper(), goal - centre)
+        if not up <= goal:
+            # the three point values and the curvature alone (no first-order term)
+            top = end_a.max(end_b).max(centre)
+            up = up.min(top + ex.chord_rise((phi_of(tb) - phi_of(ta)) / 2, goal - top))
         return up.min(alt).upper(), False
 
     # float hints (e.g. a float argmax) are evaluated first, at nearby dyadic shifts: a certified
