@@ -99,3 +99,36 @@ def test_paper_sigma_never_below_exact_minimum(delta, eps):
     paper = qg_paper_calibration(epsilon=eps, delta=delta)
     # the exact bracket's unsafe end is proven NOT private; the paper's sigma is private
     assert paper.value >= exact.interval[0]
+
+
+def _mp_ratio(sigma: str, eps: str):
+    """max_[0,1] F / (e^eps min_[0,1] F), F = e^eps g(x) + g(x - 1), by mpmath: the ends and every
+    root of F' found from a 400-point sign scan of F' refined by findroot (50 digits)."""
+    s, e = mpmath.mpf(sigma), mpmath.mpf(eps)
+    f = lambda x: mpmath.e ** e * mpmath.exp(-x * x / (2 * s * s)) + mpmath.exp(-(x - 1) ** 2 / (2 * s * s))
+    fp = lambda x: mpmath.diff(f, x)
+    xs = [mpmath.mpf(i) / 400 for i in range(401)]
+    cands = [mpmath.mpf(0), mpmath.mpf(1)]
+    vals = [fp(x) for x in xs]
+    for a, b, va, vb in zip(xs, xs[1:], vals, vals[1:]):
+        if va == 0:
+            cands.append(a)
+        elif va * vb < 0:
+            cands.append(mpmath.findroot(fp, (a, b), solver="anderson"))
+    fs = [f(x) for x in cands]
+    return max(fs) / (mpmath.e ** e * min(fs))
+
+
+@pytest.mark.parametrize("sigma,eps", [("0.3763997287584", "0.5"), ("0.2981591088127", "2"), ("0.18475", "10"),
+                                       ("1.04613981", "0.1"), ("0.6", "1"), ("0.25", "3")])
+def test_qg_ratio_enclosure_contains_mpmath(sigma, eps):
+    """``qg_ratio_enclosure`` (the sigma_2 condition of Thm 4.2: branch and bound with monotone,
+    mean-value and tangent-parabola bounds) contains the mpmath ratio at 128 bits and is tight
+    enough to decide the comparison with 1 at the calibrations' rtol (radius < 1e-13)."""
+    from certdp.workflows.mixtures import qg_ratio_enclosure
+
+    with working_precision(128):
+        enc = qg_ratio_enclosure(arb(sigma), arb(eps), arb(1))
+    ref = _mp_ratio(sigma, eps)
+    assert _inside(enc, ref), (enc, ref)
+    assert float(enc.rad()) < 1e-13, enc

@@ -9,7 +9,7 @@
   enclosures of the max and min: on ``[a, b] in [0, D]`` the two terms of
   ``F(x) = e^eps g(x) + g(x - D)`` (``g(u) = exp(-u^2/2s^2)``) are monotone (decreasing /
   increasing), so ``F([a, b]) in [e^eps g(b) + g(a - D), e^eps g(a) + g(b - D)]`` exactly, and
-  adaptive bisection tightens the enclosures. The returned safe sigma is the larger of the two
+  adaptive bisection with derivative bounds tightens the enclosures (:func:`qg_ratio_enclosure`). The returned safe sigma is the larger of the two
   certified upper bracket ends; by Thm 4.2 it is (eps, delta)-DP. We additionally verify it with
   the exact engine when asked (``verify=True``).
 * :func:`exact_calibration` -- the smallest sigma the exact engine certifies, through the
@@ -72,12 +72,34 @@ def _f_terms(x: arb, s: arb, ee: arb, d: arb) -> tuple[arb, arb]:
     return ee * (-(x * x) / two_s2).exp(), (-((x - d) * (x - d)) / two_s2).exp()
 
 
+def _float_extremum(s: float, eps: float, d: float, maximize: bool) -> float | None:
+    """Float location in [0, D] of the max (min) of F = e^eps g(x) + g(x - D): grid then Newton."""
+    from certdp.workflows.mixtures_float import _polish_extremum
+
+    xs = [d * i / 64 for i in range(65)]
+    def log_f(x: float) -> float:
+        a, b = eps - x * x / (2 * s * s), -(x - d) ** 2 / (2 * s * s)
+        return max(a, b) + math.log1p(math.exp(-abs(a - b)))
+
+    vals = [log_f(x) for x in xs]
+    i = max(range(65), key=vals.__getitem__) if maximize else min(range(65), key=vals.__getitem__)
+    x = _polish_extremum(xs[i], s, eps, d)  # also from an end: the extremum may sit just inside
+    if x is None or (log_f(x) < vals[i] if maximize else log_f(x) > vals[i]):
+        return xs[i]
+    return x
+
+
 def qg_ratio_enclosure(sigma: arb, epsilon: arb, sensitivity: arb, rel_tol: float | None = None) -> arb:
     """Enclosure of max_[0,D] f_q / (e^eps min_[0,D] f_q) at every point of the ball ``sigma``.
 
-    Certified by monotone endpoint bounds on sub-intervals (module docstring) and adaptive
-    bisection until the enclosures of the max and of the min have relative width ``rel_tol``
-    (default ``2^(-prec/3)``) or 4000 pieces.
+    Certified by adaptive bisection of ``[0, D]`` until the enclosures of the max and of the min
+    have relative width ``rel_tol`` (default ``2^(-prec/3)``) or 4000 pieces. On each piece the
+    range of ``F`` is bounded by the tightest of: the monotone endpoint bounds of its two terms
+    (module docstring); the exact ``[F(a), F(b)]`` where ``F'`` has a certified sign (direct or
+    centred enclosure of ``F'``); the mean value form; and, where ``F''`` has a certified sign,
+    the tangent parabola at the midpoint (``F(x) <= F(m) + F'(m)^2 / (2 min |F''|)`` if concave,
+    the mirror if convex), which is second order in the distance to the extremum. The max (min)
+    starts from ``F`` at a float extremum (a certified point value; the float only places it).
     """
     if rel_tol is None:
         rel_tol = 2.0 ** (-ctx.prec / 3)
@@ -105,12 +127,33 @@ def qg_ratio_enclosure(sigma: arb, epsilon: arb, sensitivity: arb, rel_tol: floa
         xm = (xa + xb) / 2
         half = (xb - xa) / 2
         xball = xm + half * arb(0, 1)
-        fp = (-ee * xball / s2 * (-(xball * xball) / two_s2).exp()
-              - (xball - d) / s2 * (-((xball - d) * (xball - d)) / two_s2).exp())
+        g2 = (-(xball * xball) / two_s2).exp()
+        h2 = (-((xball - d) * (xball - d)) / two_s2).exp()
+        fp = (-ee * xball * g2 - (xball - d) * h2) / s2
+        fpp = (ee * (xball * xball / s2 - 1) * g2 + ((xball - d) * (xball - d) / s2 - 1) * h2) / s2
         gm, hm = _f_terms(xm, sigma, ee, d)
+        fpm = -(xm * gm + (xm - d) * hm) / s2
+        # centred form of F' (the direct enclosure cancels badly next to an extremum)
+        fp_c = fpm + fpp * half * arb(0, 1)
+        if fp > 0 or fp_c > 0:  # F increasing on [a, b]: its range is [F(a), F(b)] exactly
+            return ga + ha, gb + hb
+        if fp < 0 or fp_c < 0:
+            return gb + hb, ga + ha
         dev = fp.abs_upper() * half
         mv_lo, mv_up = gm + hm - dev, gm + hm + dev
-        return (mv_lo if mv_lo > lo else lo), (mv_up if mv_up < up else up)
+        lo, up = (mv_lo if mv_lo > lo else lo), (mv_up if mv_up < up else up)
+        # F'' of one sign on the piece (around an interior extremum): F lies below (above) its
+        # tangent at xm minus (plus) kappa (x - xm)^2 / 2, kappa = min |F''|, whose extreme value
+        # over all x is F(xm) +- F'(xm)^2 / (2 kappa): tight to second order in xm - x*
+        if fpp < 0 or fpp > 0:
+            excess = fpm * fpm / (2 * fpp.abs_lower())
+            if fpp < 0:
+                tangent = gm + hm + excess
+                up = tangent if tangent < up else up
+            else:
+                tangent = gm + hm - excess
+                lo = tangent if tangent > lo else lo
+        return lo, up
 
     def extremum(maximize: bool) -> tuple[arb, arb]:
         """(lower, upper) enclosure of max F (maximize) or min F over [0, D]."""
@@ -126,7 +169,12 @@ def qg_ratio_enclosure(sigma: arb, epsilon: arb, sensitivity: arb, rel_tol: floa
             cnt += 1
         heapq.heapify(heap)
         pieces = n
+        # the float extremum (a guide): F there is a certified point value, close to the true
+        # extremum to second order, which the dyadic piece ends alone approach only slowly
         best = None
+        xf = _float_extremum(float(sigma.mid()), float(epsilon.mid()), float(d.mid()), maximize)
+        if xf is not None:
+            best = sum(_f_terms(arb(xf), sigma, ee, d))
         while True:
             _, _, a, b, bound = heap[0]
             for t in (a, b):
@@ -156,8 +204,13 @@ def qg_ratio_enclosure(sigma: arb, epsilon: arb, sensitivity: arb, rel_tol: floa
 
 
 def _qg_sigma2_profile(epsilon: Fraction, sensitivity: Fraction):
+    from certdp.numbers import working_precision
+
     def profile(t: arb) -> arb:
-        return qg_ratio_enclosure(t, arb_of(epsilon), arb_of(sensitivity))
+        # the bracket probes within ~rtol (1e-12) of sigma_2, where the ratio is within ~1e-12 of 1:
+        # 64-bit enclosures (relative width 2^-21) never decide there, so start at 128 bits
+        with working_precision(max(ctx.prec, 128)):
+            return qg_ratio_enclosure(t, arb_of(epsilon), arb_of(sensitivity))
 
     return profile
 

@@ -39,21 +39,43 @@ def _log_f(x: float, s: float, eps: float, d: float) -> float:
     return float(np.logaddexp(eps - x * x / (2 * s * s), -(x - d) ** 2 / (2 * s * s)))
 
 
+def _polish_extremum(x: float, s: float, eps: float, d: float) -> float | None:
+    """Newton steps on F'(x) = 0, F = e^eps g(x) + g(x - D), from a grid extremum; None if they do
+    not settle (a nearly degenerate extremum: the caller falls back to a bounded search)."""
+    s2 = s * s
+    for _ in range(12):
+        ga = math.exp(eps - x * x / (2 * s2))
+        gb = math.exp(-(x - d) ** 2 / (2 * s2))
+        f1 = -(x * ga + (x - d) * gb) / s2
+        f2 = ((x * x / s2 - 1) * ga + ((x - d) ** 2 / s2 - 1) * gb) / s2
+        if f2 == 0 or not math.isfinite(f1 / f2):
+            return None
+        nx = x - f1 / f2
+        if not 0.0 <= nx <= d:
+            return None
+        if abs(nx - x) <= 1e-15 * d:
+            return nx
+        x = nx
+    return None
+
+
 def _log_ratio(s: float, eps: float, d: float) -> float:
-    """log(max_{[0,D]} F / min_{[0,D]} F), F = e^eps g(x) + g(x - D) (Lemma 4.4 regions)."""
+    """log(max_{[0,D]} F / min_{[0,D]} F), F = e^eps g(x) + g(x - D) (Lemma 4.4 regions): grid
+    extremum, then Newton on F' (bounded scalar search where Newton does not settle)."""
     grid = np.linspace(0.0, d, 401)
     vals = np.logaddexp(eps - grid ** 2 / (2 * s * s), -(grid - d) ** 2 / (2 * s * s))
-    i_max = int(np.argmax(vals))
-    i_min = int(np.argmin(vals))
-    lo, hi = grid[max(i_max - 1, 0)], grid[min(i_max + 1, 400)]
-    r = minimize_scalar(lambda x: -_log_f(x, s, eps, d), bounds=(lo, hi), method="bounded",
-                        options={"xatol": 1e-13 * d})
-    vmax = max(vals[i_max], -r.fun)
-    lo, hi = grid[max(i_min - 1, 0)], grid[min(i_min + 1, 400)]
-    r = minimize_scalar(lambda x: _log_f(x, s, eps, d), bounds=(lo, hi), method="bounded",
-                        options={"xatol": 1e-13 * d})
-    vmin = min(vals[i_min], r.fun)
-    return vmax - vmin
+    out = []
+    for i, sign in ((int(np.argmax(vals)), -1.0), (int(np.argmin(vals)), 1.0)):
+        v = float(vals[i])
+        x = _polish_extremum(float(grid[i]), s, eps, d)
+        if x is not None:
+            cand = _log_f(x, s, eps, d)
+        else:
+            lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, 400)]
+            cand = sign * minimize_scalar(lambda y: sign * _log_f(y, s, eps, d), bounds=(lo, hi), method="bounded",
+                                          options={"xatol": 1e-13 * d}).fun
+        out.append(max(v, cand) if sign < 0 else min(v, cand))
+    return out[0] - out[1]
 
 
 def qg_sigma2_float(eps: float, d: float = 1.0) -> float:
