@@ -119,6 +119,30 @@ def test_bracket_is_certified_for_any_candidate(target, candidate):
     assert b.relative_width <= Fraction(1, 10**12)
 
 
+def test_bracket_with_a_settled_gap_stops_escalating():
+    """A profile proven <= delta for t >= 3.1 and > delta for t <= 2.9, returning ``(lower, upper,
+    True)`` (undecidable at any precision) in between: the bracket still holds a proven safe and a
+    proven unsafe end, each gap point is evaluated once (no precision ladder), and the notes say
+    the bisection stopped."""
+    calls: dict[Fraction, int] = {}
+
+    def profile(t):
+        key = Fraction(t.mid().str(30, radius=False))
+        calls[key] = calls.get(key, 0) + 1
+        if t >= arb("3.1"):
+            return arb(0), arb(0)
+        if t <= arb("2.9"):
+            return arb(1), arb(1)
+        return arb(0), arb(1), True
+
+    b = certified_monotone_bracket(profile, Fraction(1, 2), increasing=False, candidate=3.0)
+    assert Fraction(b.hi) >= Fraction(31, 10) and Fraction(b.lo) <= Fraction(29, 10)
+    assert b.safe == b.hi
+    gap = [k for k in calls if Fraction(29, 10) < k < Fraction(31, 10)]
+    assert gap and all(calls[k] == 1 for k in gap), calls
+    assert any("bisection stopped" in n for n in b.notes), b.notes
+
+
 def test_bracket_without_any_boundary_is_undecided():
     with pytest.raises(UndecidedError):
         certified_monotone_bracket(lambda t: arb(1) + 0 * t, Fraction(1, 2), increasing=False, max_doublings=40)

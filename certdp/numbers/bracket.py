@@ -46,7 +46,9 @@ __all__ = ["Bracket", "certified_monotone_bracket", "classify_point"]
 #: ``lower.lower() <= delta(t) <= upper.upper()``. The pair form keeps a lower end that is exact
 #: even when the upper end is far away (e.g. ``[4.95e-7, 1]``: a single Arb ball with a 30-bit
 #: radius would blur its lower end by ~1e-9 and hide a decision that needs 1e-13).
-Profile = Callable[[arb], "arb | tuple[arb, arb]"]
+#: A triple ``(lower, upper, True)`` also states that a higher precision will not decide the
+#: comparison (e.g. a gap between a continuum bound and a grid condition): no escalation then.
+Profile = Callable[[arb], "arb | tuple[arb, arb] | tuple[arb, arb, bool]"]
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,12 @@ def classify_point(
             if counter is not None:
                 counter.evaluations += 1  # type: ignore[attr-defined]
                 counter.max_bits = max(counter.max_bits, bits)  # type: ignore[attr-defined]
-            low, high = value if isinstance(value, tuple) else (value, value)
+            settled = isinstance(value, tuple) and len(value) == 3 and value[2]
+            if isinstance(value, tuple):
+                low, high = value[0], value[1]
+                value = (low, high)
+            else:
+                low = high = value
             if not (low.is_finite() and high.is_finite()):
                 continue
             target = arb_of(delta)
@@ -126,7 +133,7 @@ def classify_point(
             else:
                 decision = Decision.UNKNOWN
             last = Enclosure.from_arb(value, bits) if low is high else Enclosure.from_bounds(low, high, bits)
-        if decision is not Decision.UNKNOWN:
+        if decision is not Decision.UNKNOWN or settled:
             return decision, last
     return Decision.UNKNOWN, last
 
@@ -262,8 +269,8 @@ def certified_monotone_bracket(
             break
         if decision is Decision.UNKNOWN:
             notes.append(
-                "bisection stopped: the profile near {} could not be compared with delta even at {} bits".format(
-                    _fmt(tried[0]), ladder[-1])
+                "bisection stopped: the profile near {} could not be compared with delta (at up to {} bits, "
+                "or the profile reported that precision does not help)".format(_fmt(tried[0]), ladder[-1])
             )
             break
         use_secant = True
