@@ -1339,6 +1339,10 @@ class _Engine:
         coefficient: dict[float, int] = {}
         chunk = mix._f_sig / 8
         budget = [EXCESS_BUDGET]
+        # a root term's slope narrower than this costs the rise (B h^2 / 2) under 1/200 of the
+        # allowance: its sub-ball refinement is skipped (sup mode: allowance 0, always refined)
+        half_width = float(phi.rad())
+        slope_tol = 0.01 * allowance / (half_width * half_width) if half_width > 0 else 0.0
 
         def add(c: float, k: int) -> None:
             coefficient[c] = coefficient.get(c, 0) + k
@@ -1352,7 +1356,7 @@ class _Engine:
                 continue
             left = pieces[i - 1].sign if i > 0 and pieces[i - 1].hi == p.lo else 0
             right = pieces[i + 1].sign if i + 1 < len(pieces) and pieces[i + 1].lo == p.hi else 0
-            root = self._clean_root(p.lo, p.hi, phi, mid) if left * right == -1 else None
+            root = self._clean_root(p.lo, p.hi, phi, mid, slope_tol) if left * right == -1 else None
             if root is not None:
                 value, derivative = root
                 if left > 0:  # int_{lo}^{r} f'(x + t) dx = f(r + t) - f(lo + t)
@@ -1442,7 +1446,8 @@ class _Engine:
                     heapq.heappush(heap, (-float(val), c0, c1, val))
         return sum((item[3] for item in heap), arb(0))
 
-    def _clean_root(self, lo: float, hi: float, phi: arb, mid: arb) -> tuple[arb, arb] | None:
+    def _clean_root(self, lo: float, hi: float, phi: arb, mid: arb, slope_tol: float = 0.0
+                    ) -> tuple[arb, arb] | None:
         """``(f(r(m) + m), d/dt f(r(t) + t) over the ball)`` for the single simple root of a piece
         whose neighbours have opposite certified signs; None unless ``D`` is strictly monotone in
         ``x`` on ``[lo, hi] x phi`` and no support breakpoint meets the piece or its shift.
@@ -1452,7 +1457,8 @@ class _Engine:
         (:meth:`_Difference.logratio_x_bounds` on the grids of ``CLEAN_ROOT_PARTS``: monotone on
         each sub-box with one strict sign is monotone on ``Q x phi``); then ``r' = -l_t / l_x`` and
         ``d/dt f(r + t) = f'(r + t) (1 + r') = -f'(r + t) (log f)'(r) / l_x``. The root at ``m``
-        is enclosed by an interval Newton step on ``l(., m) - eps``."""
+        is enclosed by an interval Newton step on ``l(., m) - eps``. ``slope_tol``: see
+        :meth:`_root_term_derivative`."""
         diff, mix = self.diff, self.mix
         for parts in CLEAN_ROOT_PARTS:
             bounds = diff.logratio_x_bounds(lo, hi, phi, *parts)
@@ -1463,17 +1469,13 @@ class _Engine:
                 break
         else:
             return None
-        if parts != CLEAN_ROOT_PARTS[-1]:
-            # monotone already; the finest split gives the tightest |l_x| for the root's derivative
-            finest = diff.logratio_x_bounds(lo, hi, phi, *CLEAN_ROOT_PARTS[-1])
-            if finest is not None and (finest[0] > 0 or finest[1] < 0):
-                lx_lo, lx_hi = finest[0], finest[1]
         lx = lx_lo.union(lx_hi)
         bracket = self._root_bracket(lo, hi, mid, act_x, act_y, float(lx.mid()))
         if bracket is None:
             return None
         value = mix.density(_ball(*bracket) + mid)
-        derivative = self._root_term_derivative(lo, hi, phi, lx, act_x, act_y)
+        derivative = self._root_term_derivative(lo, hi, phi, lx, act_x, act_y, slope_tol,
+                                                refine_lx=parts != CLEAN_ROOT_PARTS[-1])
         return value, derivative
 
     def _root_bracket(self, lo: float, hi: float, shift: arb, act_x, act_y, slope_f: float
@@ -1521,7 +1523,8 @@ class _Engine:
             x0 = min(max(0.5 * (a + b), a), b)
         return a, b
 
-    def _root_term_derivative(self, lo: float, hi: float, phi: arb, lx: arb, act_x, act_y) -> arb:
+    def _root_term_derivative(self, lo: float, hi: float, phi: arb, lx: arb, act_x, act_y,
+                              slope_tol: float = 0.0, refine_lx: bool = False) -> arb:
         """Enclosure over the ball ``phi`` of ``d/dt f(r(t) + t) = -f'(r + t) (log f)'(r) / l_x`` for
         the clean root ``r(t)`` of ``[lo, hi]`` (``l_x`` enclosed by ``lx`` on the whole box).
 
@@ -1530,7 +1533,9 @@ class _Engine:
         (:meth:`_root_bracket`) confine ``r`` over each sub-ball ``T_j`` to ``Q_j``: the hull of its
         end brackets widened by ``|r'| rad(T_j)`` with ``|r'| = |l_t / l_x| <= max |l_t| / min |l_x|``
         on the box (mean value theorem), and the product is enclosed on each ``Q_j x T_j``. The
-        result is the union over ``j``."""
+        result is the union over ``j``. That work is skipped when the whole-box enclosure is
+        already narrower than ``slope_tol`` (the caller's share of the slope it can afford);
+        ``refine_lx`` asks for the finest ``l_x`` grid first (``lx`` came from a coarser one)."""
         diff, mix = self.diff, self.mix
         inv = mix._inv_s2
         pmean = diff._posterior_mean_cached
@@ -1540,6 +1545,15 @@ class _Engine:
             return -mix.density_derivative(_ball(a, b) + shifts) * dlogf / lx_box
 
         whole = term(lo, hi, phi, lx)
+        if float(whole.rad()) <= slope_tol:
+            return whole
+        if refine_lx:
+            finest = diff.logratio_x_bounds(lo, hi, phi, *CLEAN_ROOT_PARTS[-1])
+            if finest is not None and (finest[0] > 0 or finest[1] < 0):
+                lx = finest[0].union(finest[1])
+                whole = term(lo, hi, phi, lx)
+                if float(whole.rad()) <= slope_tol:
+                    return whole
         partials = diff.logratio_partials(lo, hi, phi)
         if partials is None or phi.rad() == 0:
             return whole
