@@ -1025,11 +1025,7 @@ class _Structure:
             r = hint[0]
             h = self.root_width / 2
             a, b = max(lo, r - h), min(hi, r + h)
-            if lo < a < b < hi:
-                around = self._monotone_root_piece(lo, hi, a, b)
-                if around is not None:
-                    pieces, rest = around
-                    return [q for ql, qh in rest for q in self._classify(ql, qh, [], 1)] + pieces
+            if lo < a < b < hi:  # (the caller has tried _monotone_root_piece already)
                 left = self._classify(lo, a, [], 1)
                 mid = self._classify_monotone(a, b)
                 right = self._classify(b, hi, [], 1)
