@@ -1008,7 +1008,9 @@ class _Structure:
         xb = _ball(lo, hi)
         self.evaluations += 1
         sgn = self.diff.logratio_sign(lo, hi, self.phi)
-        if sgn == 0:
+        if sgn == 0 and (self.diff.mix.lattice is None or self.diff._pairs(self.phi)):
+            # (for lattice mixtures the endpoint test rarely decides what the log-ratio test did
+            # not, except through its tied pairs near phi = Delta: it is tried only there)
             self.evaluations += 1
             sgn = self.diff.interval_sign(xb, self.phi)
         if sgn != 0:
@@ -1390,24 +1392,26 @@ class _Engine:
     def _positive_part_bound(self, lo: float, hi: float, phi: arb, mid: arb) -> arb:
         """``|piece| * max(0, sup D)`` over ``[lo, hi] x phi`` (0 when ``D < 0`` is certified).
 
-        ``sup D`` is the smallest of: the ball enclosure; the mean value form in the shift around
-        ``mid``; and, where the log-ratio partial ``l_t`` has a certified sign on the box (``D`` is
-        then monotone in the shift for each ``x``), the enclosure at the end shift. The last one is
-        what keeps balls next to the tied shift ``phi = Delta`` cheap: there ``l ~ eps`` on long
-        ranges, increasing in ``t``, and ``D(., Delta)`` is only the tie residual."""
+        Where the log-ratio partial ``l_t`` has a certified sign on the box (``D`` is then monotone
+        in the shift for each ``x``), ``sup D`` is the enclosure at the end shift; this keeps balls
+        next to the tied shift ``phi = Delta`` cheap (there ``l ~ eps`` on long ranges, increasing
+        in ``t``, and ``D(., Delta)`` is only the tie residual). Otherwise it is the smaller of the
+        ball enclosure and the mean value form in the shift around ``mid``."""
         diff, mix = self.diff, self.mix
         xb = _ball(lo, hi)
+        partials = diff.logratio_partials(lo, hi, phi)
+        if partials is not None:
+            # D > 0 iff l > eps: where l is monotone in the shift on the box, sup D is at an end
+            # shift (for each x), so that one enclosure is all that is needed
+            (_, _), (lp_lo, lp_hi), _ = partials
+            if lp_lo > 0 or lp_hi < 0:
+                top = diff.interval_bounds(xb, phi.upper() if lp_lo > 0 else phi.lower())[1]
+                if top < 0:
+                    return arb(0)
+                return (arb(hi - lo) * top * mix._norm).upper()
         top = diff.interval_bounds(xb, phi)[1]
         if top < 0:
             return arb(0)
-        partials = diff.logratio_partials(lo, hi, phi)
-        if partials is not None:
-            # D > 0 iff l > eps: where l is monotone in the shift on the box, sup D is at an end shift
-            (_, _), (lp_lo, lp_hi), _ = partials
-            if lp_lo > 0 or lp_hi < 0:
-                top = top.min(diff.interval_bounds(xb, phi.upper() if lp_lo > 0 else phi.lower())[1])
-                if top < 0:
-                    return arb(0)
         # mean value form in the shift: D(x, t) <= D(x, m) + sup |f'(x + phi)| |t - m|
         near = diff.interval_bounds(xb, mid)[1] + \
             mix.density_derivative(xb + phi).abs_upper() / mix._norm * (phi - mid).abs_upper()
