@@ -815,16 +815,16 @@ class _Difference:
 CUT_STEP = 0.5
 GUIDE_DEPTH = 12  # float-only bisection levels of the guide
 GUIDE_DEPTH_TIED = 4  # same, near a tied shift (D ~ 0 over long ranges: the Arb tests with pairs decide)
-GUIDE_MARGIN = 1.25  # float margin of the log-ratio test above which a ball-mode piece gets an Arb test
+GUIDE_MARGIN = 1.25  # float margin of the log-ratio test above which a piece gets an Arb test
 BALL_BUDGET = 2000
 BALL_BUDGET_PER_ROOT = 200
 ROOT_SLOPE_PARTS = 8  # sub-balls of the shift for the derivative of a clean root's boundary term
 # (sub-pieces, sub-balls of the shift) tried, in turn, to prove a root piece monotone in x
 CLEAN_ROOT_PARTS = ((1, 1), (4, 1), (16, 1), (16, 4))
-EXCESS_BUDGET = 96
+EXCESS_BUDGET = 96  # bisections per shift ball for the int D_+ bounds of its uncertain pieces
 # a shift ball's structure leaves a piece uncertain, unrefined, once sup D on it is below this share
 # of the caller's allowance spread over the window (the pieces' int D_+ then add at most that share)
-NEGLIGIBLE_SHARE = 0.02  # bisections per shift ball for the int D_+ bounds of its uncertain pieces
+NEGLIGIBLE_SHARE = 0.02
 
 
 class _Structure:
