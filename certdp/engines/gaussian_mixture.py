@@ -33,6 +33,14 @@ structure of ``D`` on a finite window ``[XL, XR]`` directly with Arb:
 * what cannot be signed (a root piece of tiny width, a breakpoint of a truncated component
   under a ball of shifts) is an *uncertain* piece ``Q``.
 
+The main sign test is on the log-ratio ``l = log f(x + phi) - log f(x)`` (``D > 0`` iff
+``l > eps``), whose partials are enclosed from posterior means at box corners
+(:meth:`_Difference.logratio_sign`); for lattice mixtures (MG) the kernel sums and posterior
+means are polynomial evaluations (:meth:`GaussianMixture.log_kernel_sum`). A float version of the
+same test (:meth:`_Difference.float_signability`) decides *where* to spend Arb evaluations:
+pieces are split in floats while it predicts failure, and a piece it still predicts unsignable at
+the depth limit is left uncertain without evaluation (uncertain is always sound).
+
 Then, with ``P`` the certified-positive pieces,
 
     int_P D  <=  H(phi)  <=  int_P D + sum_Q |Q| * max(0, sup_Q D) + tail(XL, XR),
