@@ -21,6 +21,13 @@ def test_calibrate_qg_paper_json():
     assert abs(float(data["value"]) - 0.2336875325151) < 1e-9
 
 
+def test_calibrate_qg_paper_table_says_delta_not_computed():
+    """Thm 4.2's certificate carries no delta enclosure: the table says so instead of 'in [, ]'."""
+    r = _run(["calibrate", "quasi-gaussian", "-e", "5", "-d", "0.01"])
+    assert r.exit_code == 0, r.output
+    assert "in [, ]" not in r.output and "not computed" in r.output
+
+
 def test_audit_multi_gaussian_verdicts():
     bad = _run(["audit", "multi-gaussian", "--sigma", "0.3", "-K", "1", "-e", "1", "-d", "1e-5", "--json"])
     assert bad.exit_code == 1, bad.output

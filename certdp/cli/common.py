@@ -88,7 +88,10 @@ def _print_summary(cert: Certificate) -> None:
         table.add_row("certified interval", f"[{cert.interval[0]}, {cert.interval[1]}]  "
                       f"(safe end: {cert.safe_side})")
     label = "delta(eps)" if cert.kind != "calibration" else "delta(eps) at value"
-    table.add_row(label, "in [{}, {}]".format(*cert.delta_enclosure))
+    if any(cert.delta_enclosure):
+        table.add_row(label, "in [{}, {}]".format(*cert.delta_enclosure))
+    else:  # e.g. Thm 4.2: the guarantee rests on the theorem, delta itself is not computed
+        table.add_row(label, "not computed (the method's theorem guarantees delta(eps) <= delta)")
     if cert.guarantee:
         table.add_row("guarantee", cert.guarantee)
     table.add_row("method", cert.method)
