@@ -72,23 +72,6 @@ def _f_terms(x: arb, s: arb, ee: arb, d: arb) -> tuple[arb, arb]:
     return ee * (-(x * x) / two_s2).exp(), (-((x - d) * (x - d)) / two_s2).exp()
 
 
-def _float_extremum(s: float, eps: float, d: float, maximize: bool) -> float | None:
-    """Float location in [0, D] of the max (min) of F = e^eps g(x) + g(x - D): grid then Newton."""
-    from certdp.workflows.mixtures_float import _polish_extremum
-
-    xs = [d * i / 64 for i in range(65)]
-    def log_f(x: float) -> float:
-        a, b = eps - x * x / (2 * s * s), -(x - d) ** 2 / (2 * s * s)
-        return max(a, b) + math.log1p(math.exp(-abs(a - b)))
-
-    vals = [log_f(x) for x in xs]
-    i = max(range(65), key=vals.__getitem__) if maximize else min(range(65), key=vals.__getitem__)
-    x = _polish_extremum(xs[i], s, eps, d)  # also from an end: the extremum may sit just inside
-    if x is None or (log_f(x) < vals[i] if maximize else log_f(x) > vals[i]):
-        return xs[i]
-    return x
-
-
 def qg_ratio_enclosure(sigma: arb, epsilon: arb, sensitivity: arb, rel_tol: float | None = None) -> arb:
     """Enclosure of max_[0,D] f_q / (e^eps min_[0,D] f_q) at every point of the ball ``sigma``.
 
@@ -103,6 +86,8 @@ def qg_ratio_enclosure(sigma: arb, epsilon: arb, sensitivity: arb, rel_tol: floa
     """
     if rel_tol is None:
         rel_tol = 2.0 ** (-ctx.prec / 3)
+    from certdp.workflows.mixtures_float import qg_extremum_float
+
     ee = epsilon.exp()
     d = sensitivity
     cache: dict[tuple[int, int], tuple[arb, arb]] = {}
@@ -172,9 +157,8 @@ def qg_ratio_enclosure(sigma: arb, epsilon: arb, sensitivity: arb, rel_tol: floa
         # the float extremum (a guide): F there is a certified point value, close to the true
         # extremum to second order, which the dyadic piece ends alone approach only slowly
         best = None
-        xf = _float_extremum(float(sigma.mid()), float(epsilon.mid()), float(d.mid()), maximize)
-        if xf is not None:
-            best = sum(_f_terms(arb(xf), sigma, ee, d))
+        xf = qg_extremum_float(float(sigma.mid()), float(epsilon.mid()), float(d.mid()), maximize)
+        best = sum(_f_terms(arb(xf), sigma, ee, d))
         while True:
             _, _, a, b, bound = heap[0]
             for t in (a, b):

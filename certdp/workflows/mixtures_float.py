@@ -14,7 +14,8 @@ from scipy.special import log_ndtr, ndtr
 
 __all__ = ["qg_sigma1_float", "qg_sigma2_float", "qg_paper_sigma_float", "analytic_gaussian_sigma_float",
            "qg_moments_float", "mg_moments_float",
-           "mixture_hockey_stick_float", "mg_profile_float", "mg_sigma_float", "mg_argmax_hint"]
+           "mixture_hockey_stick_float", "mg_profile_float", "mg_sigma_float", "mg_argmax_hint",
+           "qg_extremum_float"]
 
 
 def _h_sum(sigma: float, eps: float, delta: float, d: float) -> float:
@@ -59,23 +60,26 @@ def _polish_extremum(x: float, s: float, eps: float, d: float) -> float | None:
     return None
 
 
-def _log_ratio(s: float, eps: float, d: float) -> float:
-    """log(max_{[0,D]} F / min_{[0,D]} F), F = e^eps g(x) + g(x - D) (Lemma 4.4 regions): grid
-    extremum, then Newton on F' (bounded scalar search where Newton does not settle)."""
+def qg_extremum_float(s: float, eps: float, d: float, maximize: bool) -> float:
+    """Float location in [0, D] of the max (min) of F = e^eps g(x) + g(x - D) (Lemma 4.4
+    regions): grid extremum, then Newton on F' (bounded scalar search where Newton does not
+    settle); the grid point itself if neither improves on it."""
     grid = np.linspace(0.0, d, 401)
     vals = np.logaddexp(eps - grid ** 2 / (2 * s * s), -(grid - d) ** 2 / (2 * s * s))
-    out = []
-    for i, sign in ((int(np.argmax(vals)), -1.0), (int(np.argmin(vals)), 1.0)):
-        v = float(vals[i])
-        x = _polish_extremum(float(grid[i]), s, eps, d)
-        if x is not None:
-            cand = _log_f(x, s, eps, d)
-        else:
-            lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, 400)]
-            cand = sign * minimize_scalar(lambda y: sign * _log_f(y, s, eps, d), bounds=(lo, hi), method="bounded",
-                                          options={"xatol": 1e-13 * d}).fun
-        out.append(max(v, cand) if sign < 0 else min(v, cand))
-    return out[0] - out[1]
+    i = int(np.argmax(vals)) if maximize else int(np.argmin(vals))
+    x = _polish_extremum(float(grid[i]), s, eps, d)
+    if x is None:
+        sign = -1.0 if maximize else 1.0
+        lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, 400)]
+        x = float(minimize_scalar(lambda y: sign * _log_f(y, s, eps, d), bounds=(lo, hi), method="bounded",
+                                  options={"xatol": 1e-13 * d}).x)
+    v = _log_f(x, s, eps, d)
+    return x if (v > vals[i] if maximize else v < vals[i]) else float(grid[i])
+
+
+def _log_ratio(s: float, eps: float, d: float) -> float:
+    """log(max_{[0,D]} F / min_{[0,D]} F), F = e^eps g(x) + g(x - D)."""
+    return _log_f(qg_extremum_float(s, eps, d, True), s, eps, d) - _log_f(qg_extremum_float(s, eps, d, False), s, eps, d)
 
 
 def qg_sigma2_float(eps: float, d: float = 1.0) -> float:
