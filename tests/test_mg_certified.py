@@ -717,6 +717,24 @@ def test_mg_paper_vs_exact_vs_float(eps, delta, K):
     assert lo * (1 - 1e-4) <= fl <= hi * (1 + 1e-4), (fl, lo, hi)
 
 
+@pytest.mark.parametrize("sigma,eps,K,phi", [
+    ("0.35", "0.75", 10, "0.73"), ("0.2", "3", 10, "0.37"), ("0.8", "1", 2, "0.99"), ("1.5", "2", 5, "0.5"),
+])
+def test_float_hockey_stick_and_slope_match_mpmath(sigma, eps, K, phi):
+    """The float guide's ``(H, H')`` (roots by Newton, CDF sums, ``H' = sum f(b + phi) - f(a + phi)``)
+    against the mpmath reference: ``H`` to 1e-9 relative, ``H'`` against a central difference of
+    the 60-digit ``H`` (step 1e-6, error about 1e-12 times the third derivative)."""
+    from certdp.workflows.mixtures_float import _mg_components, mixture_hockey_stick_and_slope_float
+
+    means, logw = _mg_components(float(eps), K, 1.0)
+    h, slope = mixture_hockey_stick_and_slope_float(means, logw, float(sigma), float(eps), float(phi))
+    ref = ref_h(sigma, eps, K, phi)
+    assert abs(h - ref) <= 1e-9 * ref, (h, ref)
+    step = Fraction(1, 10**6)
+    ref_slope = (ref_h(sigma, eps, K, _q(phi) + step) - ref_h(sigma, eps, K, _q(phi) - step)) / (2 * _mp(step))
+    assert abs(slope - ref_slope) <= 1e-6 * abs(ref_slope) + 1e-12, (slope, ref_slope)
+
+
 # ------------------------------------------------------------------------------------------
 # 5. grid step
 

@@ -14,7 +14,7 @@ from scipy.special import log_ndtr, ndtr
 
 __all__ = ["qg_sigma1_float", "qg_sigma2_float", "qg_paper_sigma_float", "analytic_gaussian_sigma_float",
            "qg_moments_float", "mg_moments_float",
-           "mixture_hockey_stick_float", "mg_profile_float", "mg_sigma_float", "mg_argmax_hint",
+           "mixture_hockey_stick_float", "mixture_hockey_stick_and_slope_float", "mg_profile_float", "mg_sigma_float", "mg_argmax_hint",
            "qg_extremum_float"]
 
 
@@ -155,12 +155,42 @@ def _phi_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(a > 0, ndtr(-a) - ndtr(-b), ndtr(b) - ndtr(a))
 
 
-def mixture_hockey_stick_float(means: np.ndarray, logw: np.ndarray, sigma: float, eps: float, phi: float,
-                               tail: float = 10.0) -> float:
-    """int (f(x + phi) - e^eps f(x))_+ dx for f = sum_k w_k N(m_k, sigma^2), in float64.
+def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
+    top = a.max(axis=1)
+    return top + np.log(np.exp(a - top[:, None]).sum(axis=1))
 
-    Roots of log f(x + phi) - log f(x) - eps are located on a grid and refined by bisection;
-    the integral is then a sum of Gaussian-CDF differences. A float estimate only.
+
+def _refine_roots(ell_and_slope, a: np.ndarray, b: np.ndarray, ga: np.ndarray, xtol: float,
+                  iters: int = 60) -> np.ndarray:
+    """Roots of ``ell`` in the brackets ``[a, b]`` (``ell(a) = ga`` and ``ell(b)`` of opposite signs)
+    to ``xtol``: vectorised Newton steps, kept inside the shrinking bracket (bisection otherwise)."""
+    if a.size == 0:
+        return a
+    lo, hi, g_lo = a.copy(), b.copy(), ga.copy()
+    x = 0.5 * (lo + hi)
+    for _ in range(iters):
+        g, slope = ell_and_slope(x)
+        left = np.sign(g) == np.sign(g_lo)  # the root is to the right of x
+        lo, g_lo, hi = np.where(left, x, lo), np.where(left, g, g_lo), np.where(left, hi, x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = g / slope
+        done = np.abs(step) <= xtol
+        newton = x - step
+        x = np.where(done | ((newton > lo) & (newton < hi)), newton, 0.5 * (lo + hi))
+        if np.all(done):
+            break
+    return x
+
+
+def mixture_hockey_stick_and_slope_float(means: np.ndarray, logw: np.ndarray, sigma: float, eps: float,
+                                         phi: float, tail: float = 10.0) -> tuple[float, float]:
+    """``(H(phi), H'(phi))`` with ``H(phi) = int (f(x + phi) - e^eps f(x))_+ dx`` for
+    ``f = sum_k w_k N(m_k, sigma^2)``, in float64 (an estimate only).
+
+    Roots of ``log f(x + phi) - log f(x) - eps`` are located on a grid of step ``sigma / 12`` and
+    refined by safeguarded Newton steps; ``H`` is then a sum of Gaussian-CDF differences over
+    the positive runs and ``H' = sum over runs [a, b] of f(b + phi) - f(a + phi)`` (the engine's
+    derivative formula, module docstring of :mod:`certdp.engines.gaussian_mixture`).
     """
     xl = float(means.min()) - phi - tail * sigma
     xr = float(means.max()) + tail * sigma
@@ -169,51 +199,101 @@ def mixture_hockey_stick_float(means: np.ndarray, logw: np.ndarray, sigma: float
     inv = 1.0 / (2 * sigma * sigma)
 
     def ell(x: np.ndarray) -> np.ndarray:
-        a = np.logaddexp.reduce(logw[None, :] - (x[:, None] + phi - means[None, :]) ** 2 * inv, axis=1)
-        b = np.logaddexp.reduce(logw[None, :] - (x[:, None] - means[None, :]) ** 2 * inv, axis=1)
+        a = _logsumexp_rows(logw[None, :] - (x[:, None] + phi - means[None, :]) ** 2 * inv)
+        b = _logsumexp_rows(logw[None, :] - (x[:, None] - means[None, :]) ** 2 * inv)
         return a - b - eps
+
+    def ell_and_slope(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # d/dx log f(x + phi) = -(x + phi - posterior mean) / sigma^2, and the same at x
+        za, zb = x[:, None] + phi - means[None, :], x[:, None] - means[None, :]
+        ea, eb = logw[None, :] - za * za * inv, logw[None, :] - zb * zb * inv
+        ta, tb = ea.max(axis=1), eb.max(axis=1)
+        pa, pb = np.exp(ea - ta[:, None]), np.exp(eb - tb[:, None])
+        sa, sb = pa.sum(axis=1), pb.sum(axis=1)
+        value = ta + np.log(sa) - tb - np.log(sb) - eps
+        slope = ((pb * zb).sum(axis=1) / sb - (pa * za).sum(axis=1) / sa) * (2 * inv)
+        return value, slope
 
     g = ell(xs)
     idx = np.nonzero(np.sign(g[:-1]) * np.sign(g[1:]) < 0)[0]
-    a, b, ga = xs[idx].copy(), xs[idx + 1].copy(), g[idx].copy()
-    for _ in range(50):
-        if a.size == 0:
-            break
-        m = 0.5 * (a + b)
-        gm = ell(m)
-        left = np.sign(gm) == np.sign(ga)
-        a, ga, b = np.where(left, m, a), np.where(left, gm, ga), np.where(left, b, m)
-    edges = np.concatenate(([-np.inf], 0.5 * (a + b), [np.inf]))
-    # sign of each run from the grid sample nearest its middle
-    total = 0.0
+    # D vanishes at a root, so a root error r moves H by O(r^2): 1e-9 sigma is ample
+    roots = _refine_roots(ell_and_slope, xs[idx], xs[idx + 1], g[idx], 1e-9 * sigma)
+    edges = np.concatenate(([-np.inf], roots, [np.inf]))
+    inner_lo, inner_hi = np.maximum(edges[:-1], xl), np.minimum(edges[1:], xr)
+    positive = ell(0.5 * (inner_lo + inner_hi)) > 0
+    lo, hi = edges[:-1][positive], edges[1:][positive]
+    if lo.size == 0:
+        return 0.0, 0.0
     w = np.exp(logw)
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        probe = 0.5 * (max(lo, xl) + min(hi, xr))
-        if ell(np.array([probe]))[0] <= 0:
-            continue
-        za = (lo + phi - means) / sigma
-        zb = (hi + phi - means) / sigma
-        ya = (lo - means) / sigma
-        yb = (hi - means) / sigma
-        total += float(np.sum(w * _phi_diff(za, zb)) - math.exp(eps) * np.sum(w * _phi_diff(ya, yb)))
-    return max(total, 0.0)
+    za = (lo[:, None] + phi - means[None, :]) / sigma
+    zb = (hi[:, None] + phi - means[None, :]) / sigma
+    ya = (lo[:, None] - means[None, :]) / sigma
+    yb = (hi[:, None] - means[None, :]) / sigma
+    total = float(np.sum(w * _phi_diff(za, zb)) - math.exp(eps) * np.sum(w * _phi_diff(ya, yb)))
+    with np.errstate(invalid="ignore", over="ignore"):
+        dens_b = np.where(np.isfinite(zb), np.exp(-0.5 * zb * zb), 0.0)
+        dens_a = np.where(np.isfinite(za), np.exp(-0.5 * za * za), 0.0)
+    slope = float(np.sum(w * (dens_b - dens_a))) / (math.sqrt(2 * math.pi) * sigma)
+    return max(total, 0.0), slope
+
+
+def mixture_hockey_stick_float(means: np.ndarray, logw: np.ndarray, sigma: float, eps: float, phi: float,
+                               tail: float = 10.0) -> float:
+    """``H(phi)`` alone (see :func:`mixture_hockey_stick_and_slope_float`). A float estimate only."""
+    return mixture_hockey_stick_and_slope_float(means, logw, sigma, eps, phi, tail)[0]
+
+
+#: float slopes are taken no closer to the tied shift ``phi = Delta`` than this (there tied components
+#: cancel in float64 and ``H'`` is noise)
+_SLOPE_END = 1 - 1 / 64
+
+
+def _slope_root(hs, lo: float, hi: float, d: float) -> tuple[float, float] | None:
+    """``(H, phi)`` at a root of ``H'`` in ``[lo, hi]`` (Brent) when the slope falls from + to - there."""
+    if not hs(lo)[1] > 0 > hs(hi)[1]:
+        return None
+    try:
+        # H' = 0 at the argmax: a shift error u moves H by O(u^2), so 1e-8 Delta is ample
+        p = brentq(lambda t: hs(t)[1], lo, hi, xtol=1e-8 * d, rtol=1e-12, maxiter=100)
+    except (ValueError, RuntimeError):
+        return None
+    return hs(p)[0], p
+
+
+def _shift_argmax(hs, phis: np.ndarray, d: float) -> tuple[float, float]:
+    """Largest ``H`` near the best grid shift: a root of ``H'`` between the neighbouring grid shifts
+    where the slope changes sign there, else a bounded scalar search."""
+    vals = [hs(p) for p in phis]
+    i = int(np.argmax([v[0] for v in vals]))
+    best, arg = vals[i][0], float(phis[i])
+    if i == len(phis) - 1 or best <= 0:
+        return best, arg
+    lo = float(phis[i - 1]) if i > 0 else 0.0
+    hi = float(phis[i + 1])
+    found = _slope_root(hs, lo, min(hi, _SLOPE_END * d), d)
+    if found is None:
+        r = minimize_scalar(lambda t: -hs(t)[0], bounds=(lo, hi), method="bounded", options={"xatol": 1e-9 * d})
+        found = (-r.fun, float(r.x))
+    return found if found[0] > best else (best, arg)
+
+
+def _mg_shift_profile(means: np.ndarray, logw: np.ndarray, sigma: float, eps: float):
+    """``phi -> (H(phi), H'(phi))`` for one MG, memoised (Brent revisits its bracket ends)."""
+    cache: dict[float, tuple[float, float]] = {}
+
+    def hs(p: float) -> tuple[float, float]:
+        if p not in cache:
+            cache[p] = mixture_hockey_stick_and_slope_float(means, logw, sigma, eps, p)
+        return cache[p]
+
+    return hs
 
 
 def mg_profile_float(sigma: float, eps: float, k_max: int, d: float = 1.0, n_phi: int = 17,
                      shape_eps: float | None = None) -> tuple[float, float]:
-    """(sup_{phi in [0, d]} H(phi), argmax) for MG(sigma, K) in float64 (grid + local refinement)."""
+    """(sup_{phi in [0, d]} H(phi), argmax) for MG(sigma, K) in float64 (grid + Brent on ``H'``)."""
     means, logw = _mg_components(eps if shape_eps is None else shape_eps, k_max, d)
-    phis = np.linspace(0.0, d, n_phi)[1:]
-    vals = [mixture_hockey_stick_float(means, logw, sigma, eps, p) for p in phis]
-    i = int(np.argmax(vals))
-    best, arg = vals[i], float(phis[i])
-    if i < len(phis) - 1 and best > 0:
-        lo = float(phis[i - 1]) if i > 0 else 0.0
-        r = minimize_scalar(lambda p: -mixture_hockey_stick_float(means, logw, sigma, eps, p),
-                            bounds=(lo, float(phis[i + 1])), method="bounded", options={"xatol": 1e-5 * d})
-        if -r.fun > best:
-            best, arg = -r.fun, float(r.x)
-    return best, arg
+    return _shift_argmax(_mg_shift_profile(means, logw, sigma, eps), np.linspace(0.0, d, n_phi)[1:], d)
 
 
 def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: float = 0.0) -> float:
@@ -221,21 +301,48 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
 
     With ``eta > 0`` this is the continuum version of seed 000's condition (2) (Alg. 1); the
     paper's grid version lies between the ``eta = 0`` and this value.
+
+    Brent's method in sigma. The worst shift moves little between its steps, so each step after the
+    first looks for it only next to the previous one (``H'`` changing sign within ``d / 8``); the
+    root found is then checked against the full shift grid and the search is redone on the full grid
+    if another shift is worse.
     """
     target = (1 - eta) * delta
     sg = analytic_gaussian_sigma_float(eps, target, d)
+    means, logw = _mg_components(eps, k_max, d)
+    last_arg: list[float] = []
 
-    def g(s: float) -> float:
-        v, _ = mg_profile_float(s, eps, k_max, d)
-        return (math.log(v) if v > 0 else -800.0) - math.log(target)
+    def sup_h(s: float, local: bool) -> float:
+        hs = _mg_shift_profile(means, logw, s, eps)
+        if local and last_arg and 0 < last_arg[0] < d:
+            found = _slope_root(hs, max(last_arg[0] - d / 8, 0.0), min(last_arg[0] + d / 8, _SLOPE_END * d), d)
+            # H' may vanish numerically far from the peak (large eps): keep only a true improvement
+            if found is not None and found[0] >= hs(last_arg[0])[0]:
+                last_arg[0] = found[1]
+                return found[0]
+        v, arg = _shift_argmax(hs, np.linspace(0.0, d, 17)[1:], d)
+        last_arg[:] = [arg]
+        return v
 
-    hi = sg
-    while g(hi) > 0:
-        hi *= 1.5
-    lo = hi / 2
-    while g(lo) < 0:
-        hi, lo = lo, lo / 2
-    return brentq(g, lo, hi, xtol=1e-9 * hi, rtol=1e-9, maxiter=200)
+    def solve(local: bool) -> float:
+        def g(s: float) -> float:
+            v = sup_h(s, local)
+            return (math.log(v) if v > 0 else -800.0) - math.log(target)
+
+        hi = sg
+        while g(hi) > 0:
+            hi *= 1.5
+        lo = hi / 2
+        while g(lo) < 0:
+            hi, lo = lo, lo / 2
+        return brentq(g, lo, hi, xtol=1e-9 * hi, rtol=1e-9, maxiter=200)
+
+    s_local = solve(local=True)
+    tracked = sup_h(s_local, local=True)
+    full, _ = _shift_argmax(_mg_shift_profile(means, logw, s_local, eps), np.linspace(0.0, d, 17)[1:], d)
+    if full > tracked * (1 + 1e-9):  # a worse shift away from the tracked one: search on the full grid
+        return solve(local=False)
+    return s_local
 
 
 def mg_argmax_hint(sigma: float, epsilon: float, components: int, sensitivity: float) -> list[float]:
