@@ -1598,8 +1598,45 @@ class _Engine:
                     break
                 a, b = max(a, min(a0, a1) - reach), min(b, max(b0, b1) + reach)
             t = term(a, b, sub, lx_box)
+            shifted = self._shifted_root_term(a, b, (a0, b0, ta), (a1, b1, tb), sub, lx_box, act_x, act_y)
+            if shifted is not None:
+                t = t.intersection(shifted)
             out = t if out is None else out.union(t)
         return out
+
+    def _shifted_root_term(self, a: float, b: float, start: tuple[float, float, arb], end: tuple[float, float, arb],
+                           sub: arb, lx_box: arb, act_x, act_y) -> arb | None:
+        """Enclosure of ``d/dt f(s(t)) = -f'(s) (log f)'(r) / l_x(r, t)`` over the sub-ball ``sub`` with
+        the shifted root ``s(t) = r(t) + t`` confined on its own, or None.
+
+        ``r(t)`` lies in ``[a, b]`` for ``t`` in ``sub``, and at the sub-ball's ends in the brackets
+        ``start``/``end`` = ``(lo, hi, t)``. Since ``s' = 1 + r' = -(log f)'(r) / l_x`` (as
+        ``l_x - l_t = -(log f)'(x)``), ``s(t)`` lies within ``|s'| rad(sub)`` of ``s`` at one of the
+        ends, ``|s'| <= max |(log f)'([a, b])| / min |l_x|``. Where the root moves against the shift
+        (``r' ~ -1``), ``s`` barely moves while ``[a, b] + sub`` is as wide as both: evaluating
+        ``f'`` on the hull ``S`` of ``s`` removes that dependency. At the root
+        ``l_x = (log f)'(s) - (log f)'(r)`` is enclosed from posterior means on ``S`` and ``[a, b]``
+        (intersected with ``lx_box``, the bound on the whole box)."""
+        diff, mix = self.diff, self.mix
+        inv = mix._inv_s2
+        pmean = diff._posterior_mean_cached
+        dlogf_r = ((pmean(arb(a), act_x).lower() - b) * inv).union((pmean(arb(b), act_x).upper() - a) * inv)
+        speed = float((dlogf_r.abs_upper() / lx_box.abs_lower()).upper())
+        reach = speed * float(sub.rad().upper()) * (1 + 1e-9)
+        if not math.isfinite(reach):
+            return None
+        ends = [_ball(lo, hi) + t for lo, hi, t in (start, end)]
+        s_lo = min(_float_down(e.lower()) for e in ends) - reach
+        s_hi = max(_float_up(e.upper()) for e in ends) + reach
+        outer = _ball(a, b) + sub  # s = r + t in any case
+        s_lo, s_hi = max(s_lo, _float_down(outer.lower())), min(s_hi, _float_up(outer.upper()))
+        if not s_lo <= s_hi:
+            return None
+        dlogf_s = ((pmean(arb(s_lo), act_y).lower() - s_hi) * inv).union((pmean(arb(s_hi), act_y).upper() - s_lo) * inv)
+        lx = (dlogf_s - dlogf_r).intersection(lx_box)
+        if not (lx > 0 or lx < 0):
+            return None
+        return -mix.density_derivative(_ball(s_lo, s_hi)) * dlogf_r / lx
 
 
 def hockey_stick_at_shift(mix: GaussianMixture, epsilon: arb, phi: arb, *, delta_scale: float = 1e-12,
@@ -1662,10 +1699,17 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
                 best_arg = float(t)
         return points[t]
 
+    # float argmax hints, as dyadic shifts: an interval holding one is expanded around it (below)
+    centres = sorted({Fraction(round(h * 2**24), 2**24) for h in hints if 0 <= h <= 1})
+
     def bound(ta: Fraction, tb: Fraction) -> tuple[arb, bool]:
         """(upper bound of H on [ta, tb], final?)"""
         ball = phi_of(ta).union(phi_of(tb))
-        tm = (ta + tb) / 2
+        # the model may be centred anywhere in the ball: at a hinted argmax H'(m) ~ 0, so where the
+        # model's slope is certified negative its rise A^2 / (2 |B|) is ~0 and the sup is ~H(m); at
+        # the midpoint the same bound needs |m - argmax| tiny (many splits)
+        inside = [c for c in centres if ta < c < tb]
+        tm = min(inside, key=lambda c: abs(2 * c - ta - tb)) if inside else (ta + tb) / 2
         mid = phi_of(tm)
         end_a, end_b = point(ta).upper, point(tb).upper
         # never worse than the global Lipschitz / TV bound from the two ends
@@ -1687,7 +1731,7 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
             return end_a, True
         centre = point(tm).upper
         up = centre + ex.rise(offsets.abs_upper(), goal - centre)
-        if not up <= goal:
+        if not up <= goal and 2 * tm == ta + tb:
             # the three point values and the curvature alone (no first-order term)
             top = end_a.max(end_b).max(centre)
             up = up.min(top + ex.chord_rise((phi_of(tb) - phi_of(ta)) / 2, goal - top))
@@ -1695,13 +1739,11 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
 
     # float hints (e.g. a float argmax) are evaluated first, at nearby dyadic shifts: a certified
     # lower bound there often decides "gt" at once; they never affect the upper bound
-    for h in hints:
-        if 0 <= h <= 1:
-            t = Fraction(round(h * 2**24), 2**24)
-            point(t)
-            if target is not None and best_lower > target:
-                # decided before any search: the only upper bound known is the trivial H <= 1
-                return best_lower, arb(1), best_arg, 0, len(points), "gt"
+    for t in centres:
+        point(t)
+        if target is not None and best_lower > target:
+            # decided before any search: the only upper bound known is the trivial H <= 1
+            return best_lower, arb(1), best_arg, 0, len(points), "gt"
     heap: list[tuple[float, int, Fraction, Fraction, arb, bool]] = []
     counter = 0
     step = Fraction(1, initial)
