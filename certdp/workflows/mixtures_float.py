@@ -314,6 +314,8 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
 
     def sup_h(s: float, local: bool) -> float:
         hs = _mg_shift_profile(means, logw, s, eps)
+        if local and last_arg and last_arg[0] == d and hs(_SLOPE_END * d)[1] > 0:
+            return hs(d)[0]  # still rising into the tied shift: the worst shift stays at Delta
         if local and last_arg and 0 < last_arg[0] < d:
             found = _slope_root(hs, max(last_arg[0] - d / 8, 0.0), min(last_arg[0] + d / 8, _SLOPE_END * d), d)
             # H' may vanish numerically far from the peak (large eps): keep only a true improvement
