@@ -255,7 +255,8 @@ class GaussianMixture:
         self.all_components = tuple(range(len(self.components)))
         # lattice form of the kernel sum (untruncated lattice mixtures only), see log_kernel_sum
         self._lattice_sums = lattice is not None and not self.breakpoints
-        self._lattice_polys: dict[int, tuple[arb_poly, arb_poly]] = {}
+        self._lattice_polys: dict[int, tuple[arb_poly, ...]] = {}
+        self._partial_polys: dict[tuple[int, int, int], tuple[arb_poly, arb_poly]] = {}
         if self._lattice_sums:
             m0, h = lattice
             self._lattice_h_inv_s2 = h * self._inv_s2
@@ -397,6 +398,54 @@ class GaussianMixture:
         hv = v * self._lattice_h_inv_s2
         return (pa(hv.exp()) + pb((-hv).exp())).log() - _sqr(v) * self._half_inv_s2
 
+    def _partial_kernel_sum(self, y: arb, first: int, last: int) -> arb:
+        """``sum_{first <= k_j <= last} w_j exp(-(y - m_j)^2 / 2 s^2)`` at the (narrow) ball ``y``, in the
+        lattice form of :meth:`log_kernel_sum` with the coefficients outside ``[first, last]``
+        dropped (they are all >= 0, so the evaluation has no cancellation)."""
+        if first > last:
+            return arb(0)
+        k0, v, _ = self._lattice_centre(y)
+        key = (k0, first, last)
+        polys = self._partial_polys.get(key)
+        if polys is None:
+            full_up, full_down = self._lattice_polys[k0][:2]
+            up = full_up.coeffs()
+            down = full_down.coeffs()
+            pe = [c if first <= k0 + i <= last else arb(0) for i, c in enumerate(up)]
+            pf = [c if first <= k0 - i <= last else arb(0) for i, c in enumerate(down)]
+            polys = self._partial_polys[key] = (arb_poly(pe or [0]), arb_poly(pf or [0]))
+        hv = v * self._lattice_h_inv_s2
+        return (polys[0](hv.exp()) + polys[1]((-hv).exp())) * (-_sqr(v) * self._half_inv_s2).exp()
+
+    def kernel_sum_bounds(self, y: arb) -> tuple[arb, arb]:
+        """``(lo, hi)`` with ``lo <= K(t) <= hi`` for every ``t`` in the ball ``y``,
+        ``K(t) = sum_j w_j exp(-(t - m_j)^2 / 2 s^2)`` (untruncated lattice mixtures).
+
+        Each term is monotone on the ball unless its mean lies inside: terms with ``m_j <= lo(y)``
+        decrease, those with ``m_j >= hi(y)`` increase (both comparisons certified), so their sums
+        take their extremes at the ball's two ends (point evaluations of the partial lattice sums,
+        :meth:`_partial_kernel_sum`); a term whose mean lies inside (or is not certified outside) is
+        bounded by its weight above and by its smaller end value below. The same per-term extremes
+        as the endpoint form of :meth:`_Difference.interval_bounds`, in a few polynomial
+        evaluations."""
+        m0, h = self.lattice
+        m0f, hf, kmax = self._lattice_f
+        y_lo, y_hi = y.lower(), y.upper()
+        left = min(max(math.floor((float(y_lo) - m0f) / hf), -1), kmax)
+        while left >= 0 and not m0 + left * h <= y_lo:
+            left -= 1
+        right = max(min(math.ceil((float(y_hi) - m0f) / hf), kmax + 1), left + 1)
+        while right <= kmax and not m0 + right * h >= y_hi:
+            right += 1
+        lo = self._partial_kernel_sum(y_hi, 0, left) + self._partial_kernel_sum(y_lo, right, kmax)
+        hi = self._partial_kernel_sum(y_lo, 0, left) + self._partial_kernel_sum(y_hi, right, kmax)
+        for c in self.components:
+            if left < c.lattice_index < right:
+                hi += c.weight
+                ends = [(-_sqr(e - c.mean) * self._half_inv_s2).exp() for e in (y_lo, y_hi)]
+                lo += c.weight * ends[0].min(ends[1])
+        return lo, hi
+
     def posterior_mean(self, y: arb) -> arb:
         """Enclosure of ``E[m_J | y] = sum_j m_j w_j g(y - m_j) / sum_j w_j g(y - m_j)`` over the
         ball ``y`` (untruncated lattice mixtures only): in the notation of :meth:`_lattice_centre`,
@@ -471,12 +520,12 @@ class _Difference:
         ``m_j - phi ~ m_k`` (multi-Gaussian near phi = Delta: k = j - 1 for j <= 0; quasi-Gaussian:
         centre vs side component). Pairing only changes how the sum is enclosed, never its value.
         """
-        key = ("pairs", id(phi))
+        pm = float(phi.mid())
+        key = ("pairs", pm)  # any pairing is valid (see above): a float key is enough
         cached = self._poly_cache.get(key)
         if cached is not None:
             return cached
         mix = self.mix
-        pm = float(phi.mid())
         s = mix._f_sig
         pairs: dict[int, int] = {}
         used: set[int] = set()
@@ -685,14 +734,18 @@ class _Difference:
         ``w_j g(u1) - e^eps w_k g(u2) = w_j (u1 - u2) g'(xi) + (w_j - e^eps w_k) g(u2)``,
         ``xi`` in the hull of ``u1 = x + phi - m_j`` and ``u2 = x - m_k``."""
         mix = self.mix
+        xp = x + phi
+        pairs = self._pairs(phi)
+        if mix._lattice_sums and not pairs:
+            p_lo, p_hi = mix.kernel_sum_bounds(xp)
+            m_lo, m_hi = mix.kernel_sum_bounds(x)
+            return p_lo - self.exp_eps * m_hi, p_hi - self.exp_eps * m_lo
         h2 = mix._half_inv_s2
         p_lo = arb(0)
         p_hi = arb(0)
         m_lo = arb(0)
         m_hi = arb(0)
         paired = arb(0)
-        xp = x + phi
-        pairs = self._pairs(phi)
         skip_minus: set[int] = set()
         comps = mix.components
         for j, k in pairs.items():
@@ -745,8 +798,8 @@ class _Difference:
             act_m.append(i_m)
         key = (tuple(act_p), tuple(act_m), id(phi))
         cached = self._poly_cache.get(key)
-        if cached is not None:
-            return cached
+        if cached is not None and cached[0] is phi:
+            return cached[1]
         n = max(c.lattice_index for c in mix.components) + 1
         cp = [arb(0)] * n
         cm = [arb(0)] * n
@@ -759,7 +812,7 @@ class _Difference:
                 cm[k] = cm[k] + self.exp_eps * c.weight * (-_sqr(c.mean) * h2).exp()
         pp, pm = arb_poly(cp), arb_poly(cm)
         res = (pp, pm, pp.derivative(), pm.derivative())
-        self._poly_cache[key] = res
+        self._poly_cache[key] = (phi, res)  # holding phi keeps id(phi) unique while cached
         return res
 
     def sign_value(self, x: arb, phi: arb) -> arb:
