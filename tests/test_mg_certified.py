@@ -448,6 +448,56 @@ def test_shift_expansion_bounds_mpmath(sigma, eps, K, pa, pb):
     assert _hi(rise) < 1  # a real bound, not the trivial H <= 1
 
 
+GRID_BALLS = [
+    ("0.4", "2", 3, 1 - 2.0 ** -10, 1.0),
+    ("0.35063125", "0.75", 10, 0.75, 0.8125),
+] + [pytest.param(*b, marks=pytest.mark.slow) for b in (
+    ("0.296553", "2", 10, 0.6875, 0.703125), ("0.35063125", "0.75", 10, 0.5625, 0.625),
+    ("0.3075", "2", 5, 0.955, 0.956), ("0.3075", "2", 5, 0.9599, 0.9609), ("0.3075", "2", 5, 1 - 2.0 ** -17, 1.0),
+    ("2.3", "1", 10, 0.75, 0.75 + 2.0 ** -8), ("0.35063125", "0.75", 10, 0.6875, 0.75))]
+
+
+@pytest.mark.parametrize("sigma,eps,K,pa,pb", GRID_BALLS)
+def test_grid_model_bounds_mpmath(sigma, eps, K, pa, pb):
+    """The grid model of ``_Engine.shift_expansion`` (8 sub-balls through the midpoint): at every grid
+    point ``t_j`` the enclosure ``A_j + sum dh`` of ``H'(t_j)`` holds the mpmath derivative (central
+    difference of the 60-digit ``H``, step 1e-9 of the ball; every other grid point);
+    ``piecewise_sup`` from the certified point values at the two ends and the midpoint is above the
+    mpmath ``H`` at the 8 sub-balls' midpoints; and a monotone verdict agrees with the mpmath values."""
+    from certdp.engines.gaussian_mixture import _Engine
+
+    qa, qb = _q(pa), _q(pb)
+    qm = (qa + qb) / 2
+    steps = [qa + (qm - qa) * Fraction(i, 4) for i in range(4)] + [qm + (qb - qm) * Fraction(i, 4) for i in range(5)]
+
+    def exact(q: Fraction) -> arb:
+        return arb(q.numerator) / q.denominator
+
+    with working_precision(64):
+        e = arb(eps)
+        mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
+        eng = _Engine(mix, e, 1e-4, 1e-9)
+        ex = eng.shift_expansion(exact(qa).union(exact(qb)), exact(qm), grid=[exact(t) for t in steps])
+        known = {i: eng.value_at(exact(steps[i])).upper for i in (0, 4, 8)}
+        bound = ex.piecewise_sup(known)
+        monotone = ex.monotone_on_grid()
+        dh = sum((d for d, _ in ex.crude), arb(0))
+    step = (qb - qa) / 10**9
+    for j, t in list(enumerate(steps))[::2]:
+        lo_t, hi_t = max(t - step, Fraction(0)), min(t + step, Fraction(1))
+        slope = (ref_h(sigma, eps, K, hi_t) - ref_h(sigma, eps, K, lo_t)) / _mp(hi_t - lo_t)
+        enc = ex.grid_values[j] + dh
+        # a central difference is within ~step^2 of H'(t_j) (one-sided at Delta: within ~step)
+        slack = mpmath.mpf(10) ** -6 * (1 + abs(slope))
+        assert _lo(enc) - slack <= slope <= _hi(enc) + slack, (j, float(t), _lo(enc), slope, _hi(enc))
+    # the sub-balls' midpoints: the model's bound is weakest away from the grid points
+    values = [ref_h(sigma, eps, K, qa + (qb - qa) * Fraction(2 * i + 1, 16)) for i in range(8)]
+    assert max(values) <= _hi(bound), (max(values), _hi(bound))
+    assert _hi(bound) < 1
+    if monotone:
+        assert all(monotone * (v1 - v0) >= 0 for v0, v1 in zip(values, values[1:]))
+
+
 def test_shift_expansion_is_second_order_at_the_peak():
     """At the sharp interior peak of MG(0.3075, K = 5, eps = 2) every root is clean and the rise
     must be ``|H'(m)| h + O(h^2)`` with a small constant: at most ``2 |H'(m)| h + 0.05 h^2``

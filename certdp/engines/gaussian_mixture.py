@@ -109,7 +109,7 @@ from __future__ import annotations
 import functools
 import heapq
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Iterable, Sequence
 
@@ -880,6 +880,7 @@ GUIDE_MARGIN = 1.25  # float margin of the log-ratio test above which a piece ge
 BALL_BUDGET = 2000
 BALL_BUDGET_PER_ROOT = 200
 ROOT_SLOPE_PARTS = 8  # sub-balls of the shift for the derivative of a clean root's boundary term
+GRID_HALF = 4  # sub-balls on each side of the centre in the branch and bound's model grid
 # (sub-pieces, sub-balls of the shift) tried, in turn, to prove a root piece monotone in x
 CLEAN_ROOT_PARTS = ((1, 1), (4, 1), (16, 1), (16, 4))
 EXCESS_BUDGET = 96  # bisections per shift ball for the int D_+ bounds of its uncertain pieces
@@ -1214,6 +1215,17 @@ class ShiftResult:
 
 
 @dataclass
+class _RootTerm:
+    """A clean root's boundary term ``f(s(t))``, ``s = r + t``, on a ball of shifts: ``derivative``
+    encloses ``d/dt f(s(t))`` over the whole ball; with a grid, ``per_sub`` over each sub-ball and
+    ``values`` encloses ``f(s(t_i))`` at each grid point (else None)."""
+
+    derivative: arb
+    per_sub: list[arb] | None = None
+    values: list[arb] | None = None
+
+
+@dataclass
 class ShiftExpansion:
     """Model of ``H`` on a ball of shifts ``phi`` around a centre ``m`` (see
     :meth:`_Engine.shift_expansion`): ``H = H_R + sum_Q H_Q`` where, for every ``t`` in the ball,
@@ -1225,6 +1237,10 @@ class ShiftExpansion:
     slope: arb
     #: per uncertain piece: (dh enclosure over the ball, () -> upper bound of int_Q D_+ over the ball)
     crude: list[tuple[arb, Callable[[], arb]]]
+    #: optional grid model (see :meth:`piecewise_sup`): shifts t_0..t_n, A_j at t_j, B_j on [t_j, t_{j+1}]
+    grid: list[arb] = field(default_factory=list)
+    grid_values: list[arb] = field(default_factory=list)
+    grid_slopes: list[arb] = field(default_factory=list)
 
     def derivative(self, offsets: arb) -> arb:
         """Enclosure of ``H'(t)`` on the ball, ``offsets`` enclosing every ``t - m``."""
@@ -1255,6 +1271,71 @@ class ShiftExpansion:
                 direct += excess
         up2 = _two_sided_rise(const, beta, h)
         return (up2 + direct).upper().min(up)
+
+    def piecewise_sup(self, known: dict[int, arb], enough: arb | None = None) -> arb | None:
+        """Upper bound of ``sup H`` over the ball from the grid model, given upper bounds ``known[i]``
+        of ``H(t_i)`` at some grid points (None without a grid).
+
+        On ``T_j = [t_j, t_{j+1}]`` every term of ``H_R'`` is its value at ``t_j`` (or ``t_{j+1}``) plus
+        its derivative on ``T_j`` times the offset (mean value theorem), so ``H_R'(t_j + u) in A_j + B_j u``
+        and ``H_R'(t_{j+1} - d) in A_{j+1} - B_j d``. Integrating, with ``U_j >= H_R(t_j)``:
+        ``H_R(t_j + u) <= U_j + A_j^+ u + B_j^+ u^2 / 2`` and
+        ``H_R(t_{j+1} - d) <= U_{j+1} - A_{j+1}^- d + B_j^+ d^2 / 2``. ``U`` starts from the known
+        points (``H_R <= H`` there, ``H_Q >= 0``) and is propagated both ways; each half of ``T_j``
+        is bounded from its nearer end. Uncertain pieces enter ``A_j`` through their ``dh`` or are
+        split off with their ``int D_+`` bound, as in :meth:`rise`. The quadratic error is that of
+        the sub-balls, whose slope enclosures are much tighter than the whole ball's."""
+        n = len(self.grid_slopes)
+        if n == 0 or not known:
+            return None
+        widths = [b - a for a, b in zip(self.grid, self.grid[1:])]
+        reach = 2 * max(float(w.upper()) for w in widths)  # a grid point is <= 2 sub-balls from a known one
+
+        def evaluate(pieces_dh: arb, direct: arb) -> arb:
+            a = [v + pieces_dh for v in self.grid_values]
+            bh = [b.upper() for b in self.grid_slopes]
+            up: list[arb | None] = [known.get(i) for i in range(n + 1)]
+            for order in (range(n), range(n - 1, -1, -1), range(n)):
+                for j in order:
+                    w = widths[j]
+                    if up[j] is not None:  # forward
+                        cand = (up[j] + a[j].upper() * w + bh[j] * w * w / 2).upper()
+                        up[j + 1] = cand if up[j + 1] is None else up[j + 1].min(cand)
+                    if up[j + 1] is not None:  # backward
+                        cand = (up[j + 1] - a[j + 1].lower() * w + bh[j] * w * w / 2).upper()
+                        up[j] = cand if up[j] is None else up[j].min(cand)
+            top = None
+            for j in range(n):
+                half = widths[j] / 2
+                left = up[j] + _quadratic_rise(a[j].upper(), bh[j], half)
+                right = up[j + 1] + _quadratic_rise((-a[j + 1]).upper(), bh[j], half)
+                v = left.max(right)
+                top = v if top is None else top.max(v)
+            return (top + direct).upper()
+
+        all_dh = sum((dh for dh, _ in self.crude), arb(0))
+        best = evaluate(all_dh, arb(0))
+        if not self.crude or (enough is not None and best <= enough):
+            return best
+        dh_sum, direct = arb(0), arb(0)
+        for dh, excess_of in self.crude:
+            excess = excess_of()
+            if dh.abs_upper() * reach <= excess:
+                dh_sum += dh
+            else:
+                direct += excess
+        return best.min(evaluate(dh_sum, direct))
+
+    def monotone_on_grid(self) -> int:
+        """+1 / -1 if the grid model proves ``H' > 0`` / ``< 0`` on the whole ball, else 0."""
+        if not self.grid_slopes:
+            return 0
+        dh = sum((d for d, _ in self.crude), arb(0))
+        signs = set()
+        for j, (a, b) in enumerate(zip(self.grid, self.grid[1:])):
+            v = self.grid_values[j] + dh + self.grid_slopes[j] * arb(0).union(b - a)
+            signs.add(1 if v > 0 else (-1 if v < 0 else 0))
+        return signs.pop() if len(signs) == 1 else 0
 
     def chord_rise(self, half: arb, enough: arb | None = None) -> arb:
         """Upper bound of ``H(t) - max(H(m - L), H(m), H(m + L))`` for ``|t - m| <= L``, ``L`` the
@@ -1361,7 +1442,8 @@ class _Engine:
         ex = self.shift_expansion(phi, mid)
         return ex.derivative(phi - mid)
 
-    def shift_expansion(self, phi: arb, mid: arb, allowance: float = 0.0) -> "ShiftExpansion":
+    def shift_expansion(self, phi: arb, mid: arb, allowance: float = 0.0,
+                        grid: Sequence[arb] | None = None) -> "ShiftExpansion":
         """Second-order model of ``H`` on the ball of shifts ``phi`` around ``m`` in ``mid``.
 
         ``H'(t) = int_{D > 0} f'(x + t) dx`` (module docstring) is a sum of boundary terms:
@@ -1380,7 +1462,12 @@ class _Engine:
         Each other uncertain piece ``Q`` (a root pair born or dying in the ball, a region where
         ``D`` is too small to sign) is returned with two alternative certificates: an enclosure of
         its contribution to ``H'`` over the ball, and an upper bound of ``int_Q D(x, t)_+ dx`` over
-        the ball. :meth:`ShiftExpansion.rise` uses the cheaper one per piece. ``allowance`` (the
+        the ball. :meth:`ShiftExpansion.rise` uses the cheaper one per piece.
+
+        With a ``grid`` (exact shifts ``t_0 < ... < t_n`` spanning the ball, ``m`` among them) the
+        same terms are also collected per sub-ball ``T_j = [t_j, t_{j+1}]``: ``A_j`` encloses the
+        boundary terms at ``t_j`` (roots from their brackets there) and ``B_j`` their derivatives on
+        ``T_j`` (:meth:`ShiftExpansion.piecewise_sup`). ``allowance`` (the
         rise the caller can afford) only stops refinement early: of the structure, where ``sup D``
         is below ``NEGLIGIBLE_SHARE * allowance`` per unit length, and of the ``int D_+`` bounds.
         """
@@ -1406,6 +1493,10 @@ class _Engine:
         def add(c: float, k: int) -> None:
             coefficient[c] = coefficient.get(c, 0) + k
 
+        subs = [a.union(b) for a, b in zip(grid, grid[1:])] if grid is not None else []
+        grid_values = [arb(0) for _ in range(len(subs) + 1)] if grid is not None else []
+        grid_slopes = [arb(0) for _ in subs]
+
         for i, p in enumerate(pieces):
             if p.sign > 0:
                 add(p.hi, 1)
@@ -1415,17 +1506,22 @@ class _Engine:
                 continue
             left = pieces[i - 1].sign if i > 0 and pieces[i - 1].hi == p.lo else 0
             right = pieces[i + 1].sign if i + 1 < len(pieces) and pieces[i + 1].lo == p.hi else 0
-            root = self._clean_root(p.lo, p.hi, phi, mid, slope_tol) if left * right == -1 else None
+            root = self._clean_root(p.lo, p.hi, phi, mid, slope_tol, grid) if left * right == -1 else None
             if root is not None:
-                value, derivative = root
+                value, term = root
+                sign = 1 if left > 0 else -1
                 if left > 0:  # int_{lo}^{r} f'(x + t) dx = f(r + t) - f(lo + t)
-                    const += value
-                    slope += derivative
                     add(p.lo, -1)
                 else:  # int_{r}^{hi} f'(x + t) dx = f(hi + t) - f(r + t)
-                    const -= value
-                    slope -= derivative
                     add(p.hi, 1)
+                const += sign * value
+                slope += sign * term.derivative
+                if grid is not None:
+                    for j, t in enumerate(grid):
+                        grid_values[j] += sign * (term.values[j] if term.values is not None
+                                                  else value + term.derivative * (t - mid))
+                    for j in range(len(subs)):
+                        grid_slopes[j] += sign * (term.per_sub[j] if term.per_sub is not None else term.derivative)
                 continue
             n = max(1, min(64, int((p.hi - p.lo) / chunk) + 1))
             edges = [p.lo + (p.hi - p.lo) * j / n for j in range(n)] + [p.hi]
@@ -1446,9 +1542,14 @@ class _Engine:
                 # f is continuous and piecewise smooth: f(c + t) in f(c + m) + f'(c + phi) (t - m)
                 const += k * mix.density(arb(c) + mid)
                 slope += k * mix.density_derivative(arb(c) + phi)
+                for j, t in enumerate(grid or ()):
+                    grid_values[j] += k * mix.density(arb(c) + t)
+                for j, sub in enumerate(subs):
+                    grid_slopes[j] += k * mix.density_derivative(arb(c) + sub)
         tails = mix.tail_derivative_mass(arb(st.xr) + phi, True) + mix.tail_derivative_mass(arb(st.xl) + phi, False)
         const += tails * arb(0, 1)  # [-tails, tails]
-        return ShiftExpansion(const, slope, crude)
+        grid_values = [v + tails * arb(0, 1) for v in grid_values]
+        return ShiftExpansion(const, slope, crude, list(grid) if grid is not None else [], grid_values, grid_slopes)
 
     def _positive_part_bound(self, lo: float, hi: float, phi: arb, mid: arb) -> arb:
         """``|piece| * max(0, sup D)`` over ``[lo, hi] x phi`` (0 when ``D < 0`` is certified).
@@ -1507,8 +1608,8 @@ class _Engine:
                     heapq.heappush(heap, (-float(val), c0, c1, val))
         return sum((item[3] for item in heap), arb(0))
 
-    def _clean_root(self, lo: float, hi: float, phi: arb, mid: arb, slope_tol: float = 0.0
-                    ) -> tuple[arb, arb] | None:
+    def _clean_root(self, lo: float, hi: float, phi: arb, mid: arb, slope_tol: float = 0.0,
+                    grid: Sequence[arb] | None = None) -> tuple[arb, "_RootTerm"] | None:
         """``(f(r(m) + m), d/dt f(r(t) + t) over the ball)`` for the single simple root of a piece
         whose neighbours have opposite certified signs; None unless ``D`` is strictly monotone in
         ``x`` on ``[lo, hi] x phi`` and no support breakpoint meets the piece or its shift.
@@ -1536,7 +1637,7 @@ class _Engine:
             return None
         value = mix.density(_ball(*bracket) + mid)
         derivative = self._root_term_derivative(lo, hi, phi, lx, act_x, act_y, slope_tol,
-                                                refine_lx=parts != CLEAN_ROOT_PARTS[-1])
+                                                refine_lx=parts != CLEAN_ROOT_PARTS[-1], grid=grid)
         return value, derivative
 
     def _root_bracket(self, lo: float, hi: float, shift: arb, act_x, act_y, slope_f: float
@@ -1585,7 +1686,8 @@ class _Engine:
         return a, b
 
     def _root_term_derivative(self, lo: float, hi: float, phi: arb, lx: arb, act_x, act_y,
-                              slope_tol: float = 0.0, refine_lx: bool = False) -> arb:
+                              slope_tol: float = 0.0, refine_lx: bool = False,
+                              grid: Sequence[arb] | None = None) -> "_RootTerm":
         """Enclosure over the ball ``phi`` of ``d/dt f(r(t) + t) = -f'(r + t) (log f)'(r) / l_x`` for
         the clean root ``r(t)`` of ``[lo, hi]`` (``l_x`` enclosed by ``lx`` on the whole box).
 
@@ -1596,7 +1698,11 @@ class _Engine:
         on the box (mean value theorem), and the product is enclosed on each ``Q_j x T_j``. The
         result is the union over ``j``. That work is skipped when the whole-box enclosure is
         already narrower than ``slope_tol`` (the caller's share of the slope it can afford);
-        ``refine_lx`` asks for the finest ``l_x`` grid first (``lx`` came from a coarser one)."""
+        ``refine_lx`` asks for the finest ``l_x`` grid first (``lx`` came from a coarser one).
+
+        ``grid`` (shifts ``t_0 < ... < t_n`` spanning the ball, exact points) replaces the uniform
+        sub-balls; then the result also holds each sub-ball's enclosure and ``f(s(t_i))`` at the grid
+        points (from the brackets there), for :meth:`ShiftExpansion.piecewise_sup`."""
         diff, mix = self.diff, self.mix
         inv = mix._inv_s2
         pmean = diff._posterior_mean_cached
@@ -1607,33 +1713,35 @@ class _Engine:
 
         whole = term(lo, hi, phi, lx)
         if float(whole.rad()) <= slope_tol:
-            return whole
+            return _RootTerm(whole)
         if refine_lx:
             finest = diff.logratio_x_bounds(lo, hi, phi, *CLEAN_ROOT_PARTS[-1])
             if finest is not None and (finest[0] > 0 or finest[1] < 0):
                 lx = finest[0].union(finest[1])
                 whole = term(lo, hi, phi, lx)
                 if float(whole.rad()) <= slope_tol:
-                    return whole
+                    return _RootTerm(whole)
         partials = diff.logratio_partials(lo, hi, phi)
         if partials is None or phi.rad() == 0:
-            return whole
+            return _RootTerm(whole)
         # |r'| <= max |l_t| / min |l_x| on the box (mean value theorem in t)
         speed = float((partials[1][0].abs_upper().max(partials[1][1].abs_upper())
                        / lx.abs_lower()).upper())
         t0, t1 = phi.lower(), phi.upper()
-        shifts = [t0 + (t1 - t0) * arb(i) / ROOT_SLOPE_PARTS for i in range(ROOT_SLOPE_PARTS)] + [t1]
+        shifts = list(grid) if grid is not None else \
+            [t0 + (t1 - t0) * arb(i) / ROOT_SLOPE_PARTS for i in range(ROOT_SLOPE_PARTS)] + [t1]
         slope_f = float(lx.mid())
         brackets = [self._root_bracket(lo, hi, t, act_x, act_y, slope_f) for t in shifts]
         if any(br is None for br in brackets):
-            return whole
+            return _RootTerm(whole)
         out = None
+        per_sub: list[arb] = []
         for (a0, b0), (a1, b1), ta, tb in zip(brackets, brackets[1:], shifts, shifts[1:]):
             sub = ta.union(tb)
             # every t in the sub-ball is within rad of one of its ends, so r(t) within speed * rad
             reach = speed * float(sub.rad().upper()) * (1 + 1e-9)
             if not math.isfinite(reach):
-                return whole
+                return _RootTerm(whole)
             a, b = max(lo, min(a0, a1) - reach), min(hi, max(b0, b1) + reach)
             lx_box = lx
             for _ in range(2):
@@ -1654,8 +1762,12 @@ class _Engine:
             shifted = self._shifted_root_term(a, b, (a0, b0, ta), (a1, b1, tb), sub, lx_box, act_x, act_y)
             if shifted is not None:
                 t = t.intersection(shifted)
+            per_sub.append(t)
             out = t if out is None else out.union(t)
-        return out
+        if grid is None:
+            return _RootTerm(out)
+        values = [mix.density(_ball(a, b) + t) for (a, b), t in zip(brackets, shifts)]
+        return _RootTerm(out, per_sub, values)
 
     def _shifted_root_term(self, a: float, b: float, start: tuple[float, float, arb], end: tuple[float, float, arb],
                            sub: arb, lx_box: arb, act_x, act_y) -> arb | None:
@@ -1773,14 +1885,18 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
             if target is not None:
                 return alt.upper(), False  # cannot be settled below the target: split it
             allowance = 0.0  # sup mode: a monotone interval at the argmax must still be found final
-        ex = eng.shift_expansion(ball, mid, allowance)
+        # model grid: GRID_HALF sub-balls on each side of the centre, exact dyadic shifts
+        steps = [ta + (tm - ta) * Fraction(i, GRID_HALF) for i in range(GRID_HALF)] + \
+            [tm + (tb - tm) * Fraction(i, GRID_HALF) for i in range(GRID_HALF + 1)]
+        ex = eng.shift_expansion(ball, mid, allowance, grid=[phi_of(t) for t in steps])
         offsets = ball - mid  # every t - m
         dh = ex.derivative(offsets)
         if trace is not None:
             trace.append((float(ta), float(tb), dh))
-        if dh > 0:
+        monotone = 1 if dh > 0 else (-1 if dh < 0 else ex.monotone_on_grid())
+        if monotone > 0:
             return end_b, True
-        if dh < 0:
+        if monotone < 0:
             return end_a, True
         centre = point(tm).upper
         up = centre + ex.rise(offsets.abs_upper(), goal - centre)
@@ -1788,6 +1904,11 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
             # the three point values and the curvature alone (no first-order term)
             top = end_a.max(end_b).max(centre)
             up = up.min(top + ex.chord_rise((phi_of(tb) - phi_of(ta)) / 2, goal - top))
+        if not up <= goal:
+            # the sub-balls' model from the three known points
+            piecewise = ex.piecewise_sup({0: end_a, GRID_HALF: centre, 2 * GRID_HALF: end_b}, goal)
+            if piecewise is not None:
+                up = up.min(piecewise)
         return up.min(alt).upper(), False
 
     # float hints (e.g. a float argmax) are evaluated first, at nearby dyadic shifts: a certified
