@@ -881,6 +881,7 @@ BALL_BUDGET = 2000
 BALL_BUDGET_PER_ROOT = 200
 ROOT_SLOPE_PARTS = 8  # sub-balls of the shift for the derivative of a clean root's boundary term
 GRID_HALF = 4  # sub-balls on each side of the centre in the branch and bound's model grid
+INITIAL_NEAR_PEAK = Fraction(1, 16)  # width of the first intervals next to an interior argmax hint
 # (sub-pieces, sub-balls of the shift) tried, in turn, to prove a root piece monotone in x
 CLEAN_ROOT_PARTS = ((1, 1), (4, 1), (16, 1), (16, 4))
 EXCESS_BUDGET = 96  # bisections per shift ball for the int D_+ bounds of its uncertain pieces
@@ -1921,14 +1922,30 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
     heap: list[tuple[float, int, Fraction, Fraction, arb, bool]] = []
     counter = 0
     step = Fraction(1, initial)
-    for i in range(initial):
-        ta, tb = i * step, (i + 1) * step
+    start = [(i * step, (i + 1) * step) for i in range(initial)]
+    interior = [c for c in centres if 0 < c < 1]
+    # next to an interior argmax the split intervals are known in advance (the peak needs narrow
+    # ones): start with dyadic intervals no wider than their distance to the hint, down to
+    # INITIAL_NEAR_PEAK, instead of bounding (and failing on) their parents first
+    while interior:
+        finer = []
+        for ta, tb in start:
+            near = any(ta - (tb - ta) < c < tb + (tb - ta) for c in interior)
+            if near and tb - ta > INITIAL_NEAR_PEAK:
+                tm = (ta + tb) / 2
+                finer += [(ta, tm), (tm, tb)]
+            else:
+                finer.append((ta, tb))
+        if len(finer) == len(start):
+            break
+        start = finer
+    for ta, tb in start:
         up, fin = bound(ta, tb)
         heap.append((-float(up), counter, ta, tb, up, fin))
         counter += 1
     heapq.heapify(heap)
     decided = None
-    n_intervals = initial
+    n_intervals = len(start)
     while True:
         neg_up, _, ta, tb, up, fin = heap[0]
         global_upper = up  # heap top has the largest upper bound
