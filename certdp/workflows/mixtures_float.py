@@ -319,7 +319,7 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
         if local and last_arg and 0 < last_arg[0] < d:
             found = _slope_root(hs, max(last_arg[0] - d / 8, 0.0), min(last_arg[0] + d / 8, _SLOPE_END * d), d)
             # H' may vanish numerically far from the peak (large eps): keep only a true improvement
-            if found is not None and found[0] >= hs(last_arg[0])[0]:
+            if found is not None and found[0] >= hs(last_arg[0])[0] * (1 - 1e-12):
                 last_arg[0] = found[1]
                 return found[0]
         v, arg = _shift_argmax(hs, np.linspace(0.0, d, 17)[1:], d)
