@@ -93,10 +93,15 @@ with the crude enclosure above or is split off as ``0 <= int_Q D_+ <= excess`` (
 
 *Branch and bound.* For a shift interval ``I``: if the model's ``H'(I) > 0`` the sup over ``I`` is
 ``H(phi_b)`` (a point evaluation), if ``H'(I) < 0`` it is ``H(phi_a)``; otherwise
-``H(mid) + rise`` bounds it (never worse than the Lipschitz bound from the ends), and ``I`` is
+``H(m) + rise`` bounds it (never worse than the Lipschitz bound from the ends), and ``I`` is
 split while its upper bound exceeds the best certified lower bound by more than the tolerance
 (or, in decision mode, until the comparison with the target is decided). Intervals are dyadic
-sub-intervals of ``[0, Delta]``, so they cover the shift range exactly.
+sub-intervals of ``[0, Delta]`` (graded towards a float argmax hint at the start), so they cover
+the shift range exactly. The centre ``m`` is the midpoint, or a float argmax hint inside ``I``:
+there ``A ~ 0``, so a model with a certified negative slope bounds the peak by ``H(m)`` plus a
+negligible ``A^2 / (2 |B|)``. The model is also kept per sub-ball on a grid of 8 sub-balls through
+``m`` (:meth:`ShiftExpansion.piecewise_sup`), integrated from the point values at both ends and
+``m``: the same second-order bound with each sub-ball's own, much narrower, slope enclosure.
 
 Guarantee of :func:`privacy_profile_sup`: the returned ``(lower, upper)`` arb balls satisfy
 ``lower <= delta(eps) <= upper`` for every point of the input balls (``sigma``, weights and
