@@ -260,7 +260,7 @@ class GaussianMixture:
         self.all_components = tuple(range(len(self.components)))
         # lattice form of the kernel sum (untruncated lattice mixtures only), see log_kernel_sum
         self._lattice_sums = lattice is not None and not self.breakpoints
-        self._lattice_polys: dict[int, tuple[arb_poly, ...]] = {}
+        self._lattice_polys: dict[int, tuple] = {}  # k0 -> (A, B, A1, B1, m0 + k0 h)
         self._partial_polys: dict[tuple[int, int, int], tuple[arb_poly, arb_poly]] = {}
         if self._lattice_sums:
             m0, h = lattice
@@ -376,8 +376,8 @@ class GaussianMixture:
         mid = float(y.mid())
         k0 = min(max(int(round((mid - m0f) / hf)), 0), kmax) if math.isfinite(mid) else 0
         polys = self._lattice_polys.get(k0)
-        m0, h = self.lattice
         if polys is None:
+            m0, h = self.lattice
             c = [arb(0)] * (kmax + 1)
             for comp in self.components:
                 k = comp.lattice_index
@@ -386,8 +386,9 @@ class GaussianMixture:
             down = [arb(0)] + c[:k0][::-1]
             polys = self._lattice_polys[k0] = (
                 arb_poly(up), arb_poly(down),
-                arb_poly([j * a for j, a in enumerate(up)]), arb_poly([j * a for j, a in enumerate(down)]))
-        return k0, y - m0 - k0 * h, polys
+                arb_poly([j * a for j, a in enumerate(up)]), arb_poly([j * a for j, a in enumerate(down)]),
+                m0 + k0 * h)  # the lattice point k0 (exact arithmetic on m0, h)
+        return k0, y - polys[4], polys
 
     def log_kernel_sum(self, y: arb) -> arb:
         """Enclosure of ``log K(y)`` over the ball ``y``, ``K(y) = sum_j w_j exp(-(y - m_j)^2 / 2 s^2)``
@@ -399,9 +400,9 @@ class GaussianMixture:
         :meth:`_lattice_centre`). Their coefficients are positive, so Horner evaluation at ``E > 0``
         has no cancellation, and with ``k0`` nearest to ``y`` the powers stay moderate. Four
         polynomial evaluations in C replace a Python loop over the components."""
-        _, v, (pa, pb, _, _) = self._lattice_centre(y)
-        hv = v * self._lattice_h_inv_s2
-        return (pa(hv.exp()) + pb((-hv).exp())).log() - _sqr(v) * self._half_inv_s2
+        _, v, (pa, pb, _, _, _) = self._lattice_centre(y)
+        e = (v * self._lattice_h_inv_s2).exp()
+        return (pa(e) + pb(1 / e)).log() - _sqr(v) * self._half_inv_s2
 
     def _partial_kernel_sum(self, y: arb, first: int, last: int) -> arb:
         """``sum_{first <= k_j <= last} w_j exp(-(y - m_j)^2 / 2 s^2)`` at the (narrow) ball ``y``, in the
@@ -419,8 +420,8 @@ class GaussianMixture:
             pe = [c if first <= k0 + i <= last else arb(0) for i, c in enumerate(up)]
             pf = [c if first <= k0 - i <= last else arb(0) for i, c in enumerate(down)]
             polys = self._partial_polys[key] = (arb_poly(pe or [0]), arb_poly(pf or [0]))
-        hv = v * self._lattice_h_inv_s2
-        return (polys[0](hv.exp()) + polys[1]((-hv).exp())) * (-_sqr(v) * self._half_inv_s2).exp()
+        e = (v * self._lattice_h_inv_s2).exp()
+        return (polys[0](e) + polys[1](1 / e)) * (-_sqr(v) * self._half_inv_s2).exp()
 
     def kernel_sum_bounds(self, y: arb) -> tuple[arb, arb]:
         """``(lo, hi)`` with ``lo <= K(t) <= hi`` for every ``t`` in the ball ``y``,
@@ -456,11 +457,10 @@ class GaussianMixture:
         ball ``y`` (untruncated lattice mixtures only): in the notation of :meth:`_lattice_centre`,
         ``m0 + h (k0 + (A1(E) - B1(1/E)) / (A(E) + B(1/E)))`` (the factor ``exp(-v^2 / 2 s^2)``
         cancels)."""
-        k0, v, (pa, pb, pa1, pb1) = self._lattice_centre(y)
-        hv = v * self._lattice_h_inv_s2
-        e, f = hv.exp(), (-hv).exp()
-        m0, h = self.lattice
-        return m0 + h * (k0 + (pa1(e) - pb1(f)) / (pa(e) + pb(f)))
+        _, v, (pa, pb, pa1, pb1, base) = self._lattice_centre(y)
+        e = (v * self._lattice_h_inv_s2).exp()
+        f = 1 / e
+        return base + self.lattice[1] * ((pa1(e) - pb1(f)) / (pa(e) + pb(f)))
 
     # -- float guide --
     def _log_terms_float(self, x: np.ndarray) -> np.ndarray:
@@ -1904,6 +1904,10 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
             return end_b, True
         if monotone < 0:
             return end_a, True
+        # from the two end values alone (a settled interval then costs no centre evaluation)
+        from_ends = ex.piecewise_sup({0: end_a, 2 * GRID_HALF: end_b}, goal)
+        if from_ends is not None and from_ends <= goal:
+            return from_ends.min(alt).upper(), False
         centre = point(tm).upper
         up = centre + ex.rise(offsets.abs_upper(), goal - centre)
         if not up <= goal and 2 * tm == ta + tb:
