@@ -327,9 +327,13 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
         return v
 
     def solve(local: bool) -> float:
+        seen: dict[float, float] = {}  # Brent starts by re-evaluating the bracket's ends
+
         def g(s: float) -> float:
-            v = sup_h(s, local)
-            return (math.log(v) if v > 0 else -800.0) - math.log(target)
+            if s not in seen:
+                v = sup_h(s, local)
+                seen[s] = (math.log(v) if v > 0 else -800.0) - math.log(target)
+            return seen[s]
 
         hi = sg
         while g(hi) > 0:
