@@ -14,8 +14,8 @@ from scipy.special import log_ndtr, ndtr
 
 __all__ = ["qg_sigma1_float", "qg_sigma2_float", "qg_paper_sigma_float", "analytic_gaussian_sigma_float",
            "qg_moments_float", "mg_moments_float",
-           "mixture_hockey_stick_float", "mixture_hockey_stick_and_slope_float", "mg_profile_float", "mg_sigma_float", "mg_argmax_hint",
-           "qg_extremum_float"]
+           "mixture_hockey_stick_float", "mixture_hockey_stick_and_slope_float", "mg_profile_float",
+           "mg_sigma_float", "mg_argmax_hint", "qg_extremum_float"]
 
 
 def _h_sum(sigma: float, eps: float, delta: float, d: float) -> float:
