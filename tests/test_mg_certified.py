@@ -815,6 +815,29 @@ def test_float_hockey_stick_and_slope_match_mpmath(sigma, eps, K, phi):
     assert abs(slope - ref_slope) <= 1e-6 * abs(ref_slope) + 1e-12, (slope, ref_slope)
 
 
+def test_multi_gaussian_core_slack_encloses_the_full_profile():
+    """``multi_gaussian_core`` drops MG's outer components and returns the certified slack
+    ``(1 + e^eps) * (their weight)``: the engine's enclosure of ``H`` for the core, widened by it,
+    holds the 60-digit ``H`` of the *full* mixture at shifts across ``[0, Delta]``. The allowance
+    (1e-4) is set so large that the dropped components visibly matter: the core's enclosure alone
+    misses the full ``H`` somewhere (else this test could not fail without the slack)."""
+    from certdp.mechanisms.multi_gaussian import multi_gaussian_core
+
+    sigma, eps, K = "0.3", "3", 6
+    with working_precision(64):
+        e = arb(eps)
+        core, slack = multi_gaussian_core(arb(sigma), e, arb(1), K, e, arb("1e-4"))
+        assert 1 <= len(core.components) < 2 * K + 1
+        assert slack <= arb("1e-4")
+        results = {p: hockey_stick_at_shift(core, e, arb(p)) for p in ("0.25", "0.5", "0.75", "1")}
+    missed = False
+    for p, r in results.items():
+        ref = ref_h(sigma, eps, K, p)
+        assert _lo((r.lower - slack)) <= ref <= _hi(r.upper + slack), (p, ref)
+        missed = missed or not (_lo(r.lower) <= ref <= _hi(r.upper))
+    assert missed
+
+
 # ------------------------------------------------------------------------------------------
 # 5. grid step
 

@@ -19,7 +19,7 @@ from certdp.engines.gaussian_mixture import Component, GaussianMixture, privacy_
 from certdp.mechanisms.base import Mechanism, register
 from certdp.numbers import InputError, arb_of, normal_cdf, parse_positive
 
-__all__ = ["MultiGaussian", "multi_gaussian_mixture"]
+__all__ = ["MultiGaussian", "multi_gaussian_mixture", "multi_gaussian_core"]
 
 
 def _weights(shape_epsilon: arb, k_max: int) -> list[arb]:
@@ -33,6 +33,30 @@ def multi_gaussian_mixture(sigma: arb, shape_epsilon: arb, sensitivity: arb, com
     comps = [Component(w, k * sensitivity, None, k + components, -abs(k))
              for w, k in zip(ws, range(-components, components + 1))]
     return GaussianMixture(comps, sigma, (-components * sensitivity, sensitivity), design_epsilon=shape_epsilon)
+
+
+def multi_gaussian_core(sigma: arb, shape_epsilon: arb, sensitivity: arb, components: int, epsilon: arb,
+                        negligible: arb) -> tuple[GaussianMixture, arb]:
+    """``(core, slack)``: MG(sigma, K) without its outer components ``|k| > k_c`` (weights unchanged, so
+    ``core`` is a sub-density), ``k_c`` the smallest with ``slack <= negligible`` certified, and
+    ``slack = (1 + e^eps) sum_{|k| > k_c} p_k``.
+
+    Guarantee: for every shift, ``|H_f(phi) - H_core(phi)| <= slack``, since with ``f = core + rest``,
+    ``|(a + b)_+ - a_+| <= |b|`` and ``int |rest(x + phi) - e^eps rest(x)| dx <= (1 + e^eps) mass(rest)``.
+    So ``[lower - slack, upper + slack]`` from the engine on ``core`` encloses the profile of MG.
+    With a large eps the outer weights ``e^{-|k| eps}`` are far below any decision's margin
+    (eps = 10, K = 10, delta = 1e-4: ``k_c = 4``), and the engine's window and sums shrink with them."""
+    ws = _weights(shape_epsilon, components)
+    factor = 1 + epsilon.exp()
+    keep, slack = components, arb(0)
+    while keep > 0:
+        outer = slack + factor * (ws[components - keep] + ws[components + keep])
+        if not outer <= negligible:
+            break
+        keep, slack = keep - 1, outer
+    comps = [Component(ws[k + components], k * sensitivity, None, k + keep, -abs(k)) for k in range(-keep, keep + 1)]
+    core = GaussianMixture(comps, sigma, (-keep * sensitivity, sensitivity), design_epsilon=shape_epsilon)
+    return core, slack
 
 
 def _parse_components(k: object) -> int:
@@ -99,14 +123,18 @@ class MultiGaussian(Mechanism):
         """``(lower, upper)`` with ``lower <= delta(eps) <= upper`` (exact engine, seed 000 MG)."""
         se = epsilon if shape_epsilon is None else arb_of(shape_epsilon)
         d = arb_of(sensitivity)
-        mix = multi_gaussian_mixture(value, se, d, components)
         hints: list[float] = []
         if target is not None and shape_epsilon is None:
             from certdp.workflows.mixtures_float import mg_argmax_hint
 
             hints = mg_argmax_hint(float(value.mid()), float(epsilon.mid()), components, float(sensitivity))
-        res = privacy_profile_sup(mix, epsilon, d, symmetric=True, rel_tol=rel_tol, target=target, hints=hints)
-        return res.lower, res.upper
+            # outer components below 1e-12 of the target (their effect is added to the bounds)
+            mix, slack = multi_gaussian_core(value, se, d, components, epsilon, target * arb("1e-12"))
+        else:
+            mix, slack = multi_gaussian_mixture(value, se, d, components), arb(0)
+        core_target = None if target is None else (target - slack).lower()  # "le" on the core then holds for MG
+        res = privacy_profile_sup(mix, epsilon, d, symmetric=True, rel_tol=rel_tol, target=core_target, hints=hints)
+        return (res.lower - slack).max(arb(0)).lower(), (res.upper + slack).upper()
 
     # ------------------------------------------------------------------ moments
     def _setup(self) -> tuple[arb, arb, list[arb]]:

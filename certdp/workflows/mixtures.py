@@ -301,10 +301,12 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
     continuum of shifts, which bounds the max over any grid: ``upper <= (1 - eta) delta`` proves
     condition (2) (and, more strongly, ``(eps, (1 - eta) delta)``-DP). The lower end is a certified
     lower bound on ``H`` at an actual grid point ``phi_j = j Delta / N`` next to the continuum
-    argmax, so ``lower > (1 - eta) delta`` proves that condition (2) fails.
+    argmax, so ``lower > (1 - eta) delta`` proves that condition (2) fails. Both come from the engine
+    on the mixture without its negligible outer components, widened by their certified effect
+    (:func:`certdp.mechanisms.multi_gaussian.multi_gaussian_core`).
     """
     from certdp.engines.gaussian_mixture import hockey_stick_at_shift, privacy_profile_sup
-    from certdp.mechanisms.multi_gaussian import multi_gaussian_mixture
+    from certdp.mechanisms.multi_gaussian import multi_gaussian_core
     from certdp.workflows.mixtures_float import mg_argmax_hint
 
     hint: list[float] = []  # the float argmax barely moves across the bracket's probes: compute it once
@@ -312,26 +314,29 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
     def profile(t: arb) -> tuple[arb, arb, bool]:
         e, d = arb_of(epsilon), arb_of(sensitivity)
         target = arb_of((1 - eta) * delta)
-        mix = multi_gaussian_mixture(t, e, d, components)
+        # the outer components, below 1e-12 of the target, enter as a certified slack on every H
+        mix, slack = multi_gaussian_core(t, e, d, components, e, target * arb("1e-12"))
         if not hint:
             hint.extend(mg_argmax_hint(float(t.mid()), float(epsilon), components, float(sensitivity)))
-        res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=target, hints=hint)
+        res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=(target - slack).lower(),
+                                  hints=hint)
+        upper = (res.upper + slack).upper()
         lower = arb(0)
-        if not res.upper <= target:
+        if not upper <= target:
             n = mg_grid_step(t, (arb_of(delta), arb_of(eta)), d)
             if n is not None:
                 j0 = round(abs(res.argmax) / float(sensitivity) * n)
                 for j in sorted({min(max(j0 + k, 1), n) for k in (0, -1, 1)}):
                     phi = d * arb(j) / arb(n)
-                    r = hockey_stick_at_shift(mix, e, phi, delta_scale=float(delta))
-                    if r.lower > lower:
-                        lower = r.lower
-                        if witnesses is not None and r.lower > target:
-                            witnesses.append((t, j, n, r.lower))
+                    r_lower = (hockey_stick_at_shift(mix, e, phi, delta_scale=float(delta)).lower - slack).lower()
+                    if r_lower > lower:
+                        lower = r_lower
+                        if witnesses is not None and r_lower > target:
+                            witnesses.append((t, j, n, r_lower))
         # the continuum sup is proven above the target but no grid point near its argmax is: a gap
         # between the continuum and condition (2) on the grid that no precision closes
         settled = res.decided == "gt" and not lower > target
-        return lower, res.upper.max(lower), settled
+        return lower, upper.max(lower), settled
 
     return profile
 
