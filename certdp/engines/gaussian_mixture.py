@@ -116,10 +116,10 @@ import heapq
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
-from flint import arb, arb_poly, ctx
+from flint import arb, arb_poly
 
 __all__ = [
     "Component",
@@ -265,6 +265,10 @@ class GaussianMixture:
         if self._lattice_sums:
             m0, h = lattice
             self._lattice_h_inv_s2 = h * self._inv_s2
+            kmax = max(c.lattice_index for c in self.components)
+            self._by_lattice_index: list[list[Component]] = [[] for _ in range(kmax + 1)]
+            for c in self.components:
+                self._by_lattice_index[c.lattice_index].append(c)
             self._lattice_f = (float(m0), float(h), max(c.lattice_index for c in self.components))
 
     # -- structure --
@@ -445,8 +449,8 @@ class GaussianMixture:
             right += 1
         lo = self._partial_kernel_sum(y_hi, 0, left) + self._partial_kernel_sum(y_lo, right, kmax)
         hi = self._partial_kernel_sum(y_lo, 0, left) + self._partial_kernel_sum(y_hi, right, kmax)
-        for c in self.components:
-            if left < c.lattice_index < right:
+        for k in range(left + 1, min(right, kmax + 1)):  # means inside the ball (or not certified out)
+            for c in self._by_lattice_index[k]:
                 hi += c.weight
                 ends = [(-_sqr(e - c.mean) * self._half_inv_s2).exp() for e in (y_lo, y_hi)]
                 lo += c.weight * ends[0].min(ends[1])
@@ -590,6 +594,13 @@ class _Difference:
         if v is None:
             v = self._poly_cache[key] = self._posterior_mean(y, act)
         return v
+
+    def log_density_slope(self, lo: float, hi: float, act: tuple[int, ...]) -> arb:
+        """Enclosure of ``(log f)'(y) = (E[m | y] - y) / s^2`` for every ``y`` in ``[lo, hi]`` (components
+        ``act`` active there): ``E[m | y]`` is non-decreasing in ``y``, so its values at the two ends
+        bound it (see :meth:`logratio_sign`)."""
+        pmean, inv = self._posterior_mean_cached, self.mix._inv_s2
+        return ((pmean(arb(lo), act).lower() - hi) * inv).union((pmean(arb(hi), act).upper() - lo) * inv)
 
     def logratio_partials(self, lo: float, hi: float, phi: arb):
         """``((lx_lo, lx_hi), (lp_lo, lp_hi), (act_x, act_y))``: bounds of ``l_x`` and ``l_phi`` over
@@ -1710,12 +1721,9 @@ class _Engine:
         sub-balls; then the result also holds each sub-ball's enclosure and ``f(s(t_i))`` at the grid
         points (from the brackets there), for :meth:`ShiftExpansion.piecewise_sup`."""
         diff, mix = self.diff, self.mix
-        inv = mix._inv_s2
-        pmean = diff._posterior_mean_cached
 
         def term(a: float, b: float, shifts: arb, lx_box: arb) -> arb:
-            dlogf = ((pmean(arb(a), act_x).lower() - b) * inv).union((pmean(arb(b), act_x).upper() - a) * inv)
-            return -mix.density_derivative(_ball(a, b) + shifts) * dlogf / lx_box
+            return -mix.density_derivative(_ball(a, b) + shifts) * diff.log_density_slope(a, b, act_x) / lx_box
 
         whole = term(lo, hi, phi, lx)
         if float(whole.rad()) <= slope_tol:
@@ -1789,9 +1797,7 @@ class _Engine:
         ``l_x = (log f)'(s) - (log f)'(r)`` is enclosed from posterior means on ``S`` and ``[a, b]``
         (intersected with ``lx_box``, the bound on the whole box)."""
         diff, mix = self.diff, self.mix
-        inv = mix._inv_s2
-        pmean = diff._posterior_mean_cached
-        dlogf_r = ((pmean(arb(a), act_x).lower() - b) * inv).union((pmean(arb(b), act_x).upper() - a) * inv)
+        dlogf_r = diff.log_density_slope(a, b, act_x)
         speed = float((dlogf_r.abs_upper() / lx_box.abs_lower()).upper())
         reach = speed * float(sub.rad().upper()) * (1 + 1e-9)
         if not math.isfinite(reach):
@@ -1803,7 +1809,7 @@ class _Engine:
         s_lo, s_hi = max(s_lo, _float_down(outer.lower())), min(s_hi, _float_up(outer.upper()))
         if not s_lo <= s_hi:
             return None
-        dlogf_s = ((pmean(arb(s_lo), act_y).lower() - s_hi) * inv).union((pmean(arb(s_hi), act_y).upper() - s_lo) * inv)
+        dlogf_s = diff.log_density_slope(s_lo, s_hi, act_y)
         lx = (dlogf_s - dlogf_r).intersection(lx_box)
         if not (lx > 0 or lx < 0):
             return None

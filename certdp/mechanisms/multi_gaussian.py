@@ -17,7 +17,7 @@ from flint import arb
 
 from certdp.engines.gaussian_mixture import Component, GaussianMixture, privacy_profile_sup
 from certdp.mechanisms.base import Mechanism, register
-from certdp.numbers import InputError, arb_of, normal_cdf, parse_positive
+from certdp.numbers import InputError, arb_of, parse_positive
 
 __all__ = ["MultiGaussian", "multi_gaussian_mixture", "multi_gaussian_core"]
 

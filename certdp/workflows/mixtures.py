@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import heapq
 import math
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -35,7 +34,6 @@ from flint import arb, ctx
 from certdp.certificate import Certificate, Stopwatch
 from certdp.mechanisms.base import parameter_string
 from certdp.numbers import (
-    Enclosure,
     InputError,
     arb_of,
     certified_monotone_bracket,
