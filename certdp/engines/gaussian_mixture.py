@@ -330,6 +330,68 @@ class GaussianMixture:
             total += term if ind == 1 else arb(0).union(term)
         return total * self._norm
 
+    def density_second_derivative(self, x: arb) -> arb:
+        """Enclosure of ``f''`` on the ball ``x`` (untruncated mixtures: ``f`` is C^2 only there)."""
+        if self.breakpoints:
+            raise ValueError("f'' is defined for untruncated mixtures only")
+        total = arb(0)
+        for c in self.components:
+            d2 = _sqr(x - c.mean) * self._inv_s2
+            total += c.weight * (d2 - 1) * (-d2 / 2).exp()
+        return total * self._inv_s2 * self._norm
+
+    @functools.cached_property
+    def mode_boxes(self) -> tuple[tuple[float, float], ...] | None:
+        """Float boxes that hold every local maximum of ``f`` (certified), or None for a truncated
+        mixture (``f`` is not C^2 at its breakpoints).
+
+        Outside ``[min m_j, max m_j]`` every term of ``f'`` has the same strict sign, so no
+        critical point lies there. Inside, a box is dropped when ``f`` is certified strictly
+        monotone on it, or ``f'' > 0`` on it (strictly convex: no local maximum); the others are
+        bisected down to ``MODE_BOX_WIDTH * sigma`` and returned (adjacent ones merged). For lattice
+        mixtures monotonicity comes from the posterior mean ``p(x) = E[m_J | x]``:
+        ``f' = f (p(x) - x) / s^2`` and ``p' = Var[m_J | x] / s^2 >= 0``, so ``p(a) > b`` gives
+        ``f' > 0`` on ``[a, b]`` and ``p(b) < a`` gives ``f' < 0`` (two point evaluations, no
+        dependency loss); otherwise from the Arb enclosure of ``f'`` on the box. Floats only
+        choose the cuts."""
+        if self.breakpoints:
+            return None
+        lo, hi = self.mean_range
+        width = MODE_BOX_WIDTH * self._f_sig
+        n = max(1, math.ceil((hi - lo) / (self._f_sig / 2)))
+        cuts = [lo + (hi - lo) * i / n for i in range(n)] + [hi]
+        means: dict[float, arb] = {}
+
+        def posterior(x: float) -> arb:
+            if x not in means:
+                means[x] = self.posterior_mean(arb(x))
+            return means[x]
+
+        def monotone(a: float, b: float) -> bool:
+            if self._lattice_sums:
+                return bool(posterior(a) > b or posterior(b) < a)
+            slope = self.density_derivative(_ball(a, b))
+            return bool(slope > 0 or slope < 0)
+
+        todo = list(zip(cuts, cuts[1:]))
+        found: list[tuple[float, float]] = []
+        while todo:
+            a, b = todo.pop()
+            if monotone(a, b) or self.density_second_derivative(_ball(a, b)) > 0:
+                continue
+            m = 0.5 * (a + b)
+            if b - a <= width or not a < m < b:
+                found.append((a, b))
+            else:
+                todo += [(a, m), (m, b)]
+        merged: list[tuple[float, float]] = []
+        for a, b in sorted(found):
+            if merged and merged[-1][1] >= a:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+            else:
+                merged.append((a, b))
+        return tuple(merged)
+
     def mass(self, a: arb, b: arb) -> arb:
         """P(a <= X <= b) for a <= b (exact, through erfc)."""
         total = arb(0)
@@ -904,6 +966,7 @@ EXCESS_BUDGET = 96  # bisections per shift ball for the int D_+ bounds of its un
 # a shift ball's structure leaves a piece uncertain, unrefined, once sup D on it is below this share
 # of the caller's allowance spread over the window (the pieces' int D_+ then add at most that share)
 NEGLIGIBLE_SHARE = 0.02
+MODE_BOX_WIDTH = 2.0 ** -8  # width (in sigma) to which the boxes holding the modes of f are bisected
 
 
 class _Structure:
@@ -1453,6 +1516,40 @@ class _Engine:
         upper = (core + extra).upper().min(arb(1))  # H <= int f(x + phi) dx = 1 always
         return ShiftResult(lower, upper, None, len(unc), len(unc), st.evaluations)
 
+    def envelope_bound(self, phi_a: arb, phi_b: arb, upper_a: arb, upper_b: arb) -> arb | None:
+        """Upper bound of ``H(t)`` for every ``t`` in ``[phi_a, phi_b]`` from upper bounds of the two
+        end values, or None (truncated mixtures).
+
+        For each ``x``, ``sup_t D(x, t) = M(x) - e^eps f(x)`` with ``M(x) = sup f`` over ``x + T``,
+        ``T = [phi_a, phi_b]`` of width ``w``. Where ``f`` has no local maximum inside ``x + T``,
+        ``M(x) = max(f(x + phi_a), f(x + phi_b))``, so ``sup_t D(x, t)_+ <= D(x, phi_a)_+ + D(x, phi_b)_+``.
+        Otherwise, with ``f'`` = 0 at the interior maximum, each end lies within ``w / 2`` of it on
+        one side: ``M(x) - max(ends) <= (w^2 / 8) sup_{x + T} (-f'')_+``; such ``x`` lie in
+        ``X_i = U_i - T`` for a box ``U_i`` of :attr:`GaussianMixture.mode_boxes`, of length
+        ``|U_i| + w``, with ``x + T`` inside ``U_i + [-w, w]``. A box adds nothing where
+        ``sup f(U_i + [-w, w]) < e^eps inf f(X_i)`` (then ``D < 0`` on ``X_i x T``). Integrating:
+        ``H(t) <= H(phi_a) + H(phi_b) + sum_i (|U_i| + w) (w^2 / 8) sup (-f'')_+``, third order in
+        ``w``. No shift model is needed: this settles wide intervals whose end values are both
+        well below the goal (and the tied region next to ``phi = Delta``, where the model's
+        uncertain pieces are wide)."""
+        mix = self.mix
+        boxes = mix.mode_boxes
+        if boxes is None:
+            return None
+        a_lo, b_hi = _float_down(phi_a.lower()), _float_up(phi_b.upper())
+        w = _float_up((phi_b - phi_a).upper())
+        total = upper_a + upper_b
+        w2 = arb(w) * arb(w) / 8
+        for u0, u1 in boxes:
+            outer = _ball(u0 - w, u1 + w)
+            xs = _ball(u0 - b_hi, u1 - a_lo)
+            if mix.density(outer) < self.diff.exp_eps * mix.density(xs):
+                continue
+            curvature = (-mix.density_second_derivative(outer)).upper()
+            if curvature > 0:
+                total += arb(u1 - u0 + w) * w2 * curvature
+        return total.upper()
+
     def derivative_on(self, phi: arb) -> arb:
         """Enclosure of H'(t) for every t in the ball phi (see module docstring)."""
         mid = arb(phi.mid())
@@ -1892,6 +1989,11 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
         # never worse than the global Lipschitz / TV bound from the two ends
         alt = end_a.min(end_b) + shift_tv_bound(phi_of(tb) - phi_of(ta), eng.mix.sigma)
         goal = target if target is not None else best_lower * (1 + rel_tol)
+        # both ends well below the goal: the envelope bound needs no model of the interval
+        if end_a + end_b < goal:
+            envelope = eng.envelope_bound(phi_of(ta), phi_of(tb), end_a, end_b)
+            if envelope is not None and envelope <= goal:
+                return envelope.min(alt).upper(), False
         allowance = float((goal - end_a.max(end_b)).mid())  # what the model may add (a guide only)
         if not allowance > 0:
             if target is not None:
