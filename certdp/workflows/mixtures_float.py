@@ -160,6 +160,11 @@ def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
     return top + np.log(np.exp(a - top[:, None]).sum(axis=1))
 
 
+NEAR_ROOT = 0.05  # |log-ratio - eps| at both ends of a root-grid cell below which it is resampled ...
+CELL_SAMPLES = 32  # ... at this many points (a run narrower than the cell may hide there) ...
+CELL_CAP = 16  # ... in at most this many cells, those closest to 0
+
+
 def _refine_roots(ell_and_slope, a: np.ndarray, b: np.ndarray, ga: np.ndarray, xtol: float,
                   iters: int = 60) -> np.ndarray:
     """Roots of ``ell`` in the brackets ``[a, b]`` (``ell(a) = ga`` and ``ell(b)`` of opposite signs)
@@ -187,7 +192,8 @@ def mixture_hockey_stick_and_slope_float(means: np.ndarray, logw: np.ndarray, si
     """``(H(phi), H'(phi))`` with ``H(phi) = int (f(x + phi) - e^eps f(x))_+ dx`` for
     ``f = sum_k w_k N(m_k, sigma^2)``, in float64 (an estimate only).
 
-    Roots of ``log f(x + phi) - log f(x) - eps`` are located on a grid of step ``sigma / 12`` and
+    Roots of ``log f(x + phi) - log f(x) - eps`` are located on a grid of step ``sigma / 12`` (cells
+    whose two ends are close to a root are resampled 32 times finer: a narrow run may hide there) and
     refined by safeguarded Newton steps; ``H`` is then a sum of Gaussian-CDF differences over
     the positive runs and ``H' = sum over runs [a, b] of f(b + phi) - f(a + phi)`` (the engine's
     derivative formula, module docstring of :mod:`certdp.engines.gaussian_mixture`).
@@ -216,8 +222,21 @@ def mixture_hockey_stick_and_slope_float(means: np.ndarray, logw: np.ndarray, si
 
     g = ell(xs)
     idx = np.nonzero(np.sign(g[:-1]) * np.sign(g[1:]) < 0)[0]
+    a, b, ga = xs[idx], xs[idx + 1], g[idx]
+    # a narrow run (two roots in one cell, e.g. a near-tangency of f(. + phi) and e^eps f) hides in a
+    # cell whose two ends have the same, small value of ell: such cells are resampled finely
+    cells = np.nonzero((np.sign(g[:-1]) == np.sign(g[1:])) & (np.maximum(np.abs(g[:-1]), np.abs(g[1:])) < NEAR_ROOT))[0]
+    if cells.size > CELL_CAP:  # e.g. next to a tied shift, where ell ~ 0 on long ranges: the closest only
+        cells = np.sort(cells[np.argsort(np.maximum(np.abs(g[cells]), np.abs(g[cells + 1])))[:CELL_CAP]])
+    if cells.size:
+        fine = xs[cells][:, None] + (xs[1] - xs[0]) * np.linspace(0.0, 1.0, CELL_SAMPLES + 1)[None, :]
+        gf = ell(fine.ravel()).reshape(fine.shape)
+        ci, cj = np.nonzero(np.sign(gf[:, :-1]) * np.sign(gf[:, 1:]) < 0)
+        a = np.concatenate((a, fine[ci, cj]))
+        b = np.concatenate((b, fine[ci, cj + 1]))
+        ga = np.concatenate((ga, gf[ci, cj]))
     # D vanishes at a root, so a root error r moves H by O(r^2): 1e-9 sigma is ample
-    roots = _refine_roots(ell_and_slope, xs[idx], xs[idx + 1], g[idx], 1e-9 * sigma)
+    roots = np.sort(_refine_roots(ell_and_slope, a, b, ga, 1e-9 * sigma))
     edges = np.concatenate(([-np.inf], roots, [np.inf]))
     inner_lo, inner_hi = np.maximum(edges[:-1], xl), np.minimum(edges[1:], xr)
     positive = ell(0.5 * (inner_lo + inner_hi)) > 0
@@ -260,21 +279,42 @@ def _slope_root(hs, lo: float, hi: float, d: float) -> tuple[float, float] | Non
     return hs(p)[0], p
 
 
+CELL_PARTS = 8  # sub-cells searched for roots of H' in a grid cell where the slope falls from + to -
+
+
 def _shift_argmax(hs, phis: np.ndarray, d: float) -> tuple[float, float]:
-    """Largest ``H`` near the best grid shift: a root of ``H'`` between the neighbouring grid shifts
-    where the slope changes sign there, else a bounded scalar search."""
+    """Largest ``H`` over the grid shifts and the local maxima between them: a root of ``H'`` in every
+    cell where the slope falls from + to - (a sharp peak can sit between two low grid values, e.g.
+    next to the tied shift ``Delta``), else a bounded scalar search around the best grid shift."""
     vals = [hs(p) for p in phis]
     i = int(np.argmax([v[0] for v in vals]))
     best, arg = vals[i][0], float(phis[i])
-    if i == len(phis) - 1 or best <= 0:
+    if best <= 0:
         return best, arg
-    lo = float(phis[i - 1]) if i > 0 else 0.0
-    hi = float(phis[i + 1])
-    found = _slope_root(hs, lo, min(hi, _SLOPE_END * d), d)
-    if found is None:
-        r = minimize_scalar(lambda t: -hs(t)[0], bounds=(lo, hi), method="bounded", options={"xatol": 1e-9 * d})
-        found = (-r.fun, float(r.x))
-    return found if found[0] > best else (best, arg)
+    # slopes at the cells' ends (next to Delta the one-sided slope a little inside, as in _slope_root)
+    ends = [0.0] + [float(p) for p in phis]
+    ends[-1] = min(ends[-1], _SLOPE_END * d)
+    slopes = [hs(p)[1] for p in ends]
+    found_any = False
+    for lo, hi, s_lo, s_hi in zip(ends, ends[1:], slopes, slopes[1:]):
+        if s_lo > 0 > s_hi:
+            # the slope may change sign several times in the cell (two peaks and a dip between):
+            # one root of H' per sub-cell where it falls from + to -
+            subs = np.linspace(lo, hi, CELL_PARTS + 1)
+            sub_slopes = [s_lo] + [hs(float(p))[1] for p in subs[1:-1]] + [s_hi]
+            for a, b, sa, sb in zip(subs, subs[1:], sub_slopes, sub_slopes[1:]):
+                found = _slope_root(hs, float(a), float(b), d) if sa > 0 > sb else None
+                if found is not None:
+                    found_any = True
+                    if found[0] > best:
+                        best, arg = found
+    if not found_any and i < len(phis) - 1:
+        lo = float(phis[i - 1]) if i > 0 else 0.0
+        r = minimize_scalar(lambda t: -hs(t)[0], bounds=(lo, float(phis[i + 1])), method="bounded",
+                            options={"xatol": 1e-9 * d})
+        if -r.fun > best:
+            best, arg = -r.fun, float(r.x)
+    return best, arg
 
 
 def _mg_shift_profile(means: np.ndarray, logw: np.ndarray, sigma: float, eps: float):
