@@ -855,6 +855,18 @@ def test_mg_paper_unsafe_end_witness(eps, delta, K):
     assert mpmath.mpf(wit["H_lower_bound"]) <= h
 
 
+def test_mg_paper_retries_a_candidate_that_missed_the_peak():
+    """A float candidate 10 % too small (as when the float guide misses a peak narrower than its shift
+    grid) is certified far above the target at the first probe; the calibration then recomputes the
+    candidate with the engine's argmax and brackets from it: two evaluations, the same bracket as
+    from the good candidate (a bracket walking from the bad one needs more than two)."""
+    good = mg_paper_calibration(epsilon="1", delta="5e-7", components=10)
+    bad = mg_paper_calibration(epsilon="1", delta="5e-7", components=10,
+                               candidate=0.9 * float(good.value))
+    assert bad.extra["evaluations"] == 2, bad.extra["evaluations"]
+    assert abs(float(bad.value) / float(good.value) - 1) <= 2e-6, (bad.value, good.value)
+
+
 @pytest.mark.parametrize("eps,delta,K", CAL_CASES)
 def test_mg_paper_vs_exact_vs_float(eps, delta, K):
     """Thm 3.2 is sufficient, so paper sigma >= exact minimal sigma: checked on the certificates

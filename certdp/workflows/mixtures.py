@@ -290,8 +290,17 @@ def mg_grid_step(sigma: arb, epsilon_delta_eta: tuple[arb, arb], sensitivity: ar
     return None
 
 
+class _MissedPeak(Exception):
+    """The float candidate's first probe was certified far above the target: the float guide missed
+    the peak at ``shift`` (narrower than its shift grid)."""
+
+    def __init__(self, shift: float):
+        super().__init__(shift)
+        self.shift = shift
+
+
 def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, components: int,
-                     sensitivity: Fraction, witnesses: list | None = None):
+                     sensitivity: Fraction, witnesses: list | None = None, missed_above: arb | None = None):
     """sigma -> ``(lower, upper, settled)`` used to decide seed 000's condition (2) (Thm 3.2) at
     ``(1 - eta) delta`` (``settled``: undecided for a reason more precision does not remove).
 
@@ -299,7 +308,9 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
     continuum of shifts, which bounds the max over any grid: ``upper <= (1 - eta) delta`` proves
     condition (2) (and, more strongly, ``(eps, (1 - eta) delta)``-DP). The lower end is a certified
     lower bound on ``H`` at an actual grid point ``phi_j = j Delta / N`` next to the continuum
-    argmax, so ``lower > (1 - eta) delta`` proves that condition (2) fails. Both come from the engine
+    argmax, so ``lower > (1 - eta) delta`` proves that condition (2) fails. With ``missed_above``, a
+    probe at ``sigma >= missed_above`` whose certified sup exceeds the target by more than 1 % raises
+    :class:`_MissedPeak` (a float candidate that far off is retried). Both come from the engine
     on the mixture without its negligible outer components, widened by their certified effect
     (:func:`certdp.mechanisms.multi_gaussian.multi_gaussian_core`).
     """
@@ -318,6 +329,8 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
             hint.extend(mg_argmax_hint(float(t.mid()), float(epsilon), components, float(sensitivity)))
         res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=(target - slack).lower(),
                                   hints=hint)
+        if missed_above is not None and t >= missed_above and res.lower - slack > target * arb("1.01"):
+            raise _MissedPeak(res.argmax)
         upper = (res.upper + slack).upper()
         lower = arb(0)
         if not upper <= target:
@@ -368,8 +381,20 @@ def mg_paper_calibration(*, epsilon: object, delta: object, components: object, 
         except (ValueError, ArithmeticError):
             candidate = None
     witnesses: list = []
-    br = certified_monotone_bracket(mg_paper_profile(eps, dq, et, k, d, witnesses), target, increasing=False,
-                                    candidate=candidate, rtol=tol)
+    try:
+        # the first probe (just above the candidate) should be private: if it is certified far above
+        # the target, the float guide missed a narrow peak; it is retried with the engine's argmax
+        missed = None if candidate is None else arb(candidate)
+        br = certified_monotone_bracket(mg_paper_profile(eps, dq, et, k, d, witnesses, missed), target,
+                                        increasing=False, candidate=candidate, rtol=tol)
+    except _MissedPeak as miss:
+        witnesses.clear()
+        try:
+            candidate = mg_sigma_float(float(eps), float(dq), k, float(d), eta=float(et), shifts=[miss.shift])
+        except (ValueError, ArithmeticError):
+            candidate = None
+        br = certified_monotone_bracket(mg_paper_profile(eps, dq, et, k, d, witnesses), target, increasing=False,
+                                        candidate=candidate, rtol=tol)
     lo_f = float(br.lo)
     wit = [w for w in witnesses if abs(float(w[0].mid()) - lo_f) <= 1e-12 * lo_f + 1e-300]
     extra: dict[str, Any] = {"eta": exact_str(et), "target_delta": exact_str(target),

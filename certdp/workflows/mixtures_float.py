@@ -7,6 +7,7 @@ to compare with the paper's Julia numbers. Nothing here decides a privacy inequa
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
@@ -336,7 +337,8 @@ def mg_profile_float(sigma: float, eps: float, k_max: int, d: float = 1.0, n_phi
     return _shift_argmax(_mg_shift_profile(means, logw, sigma, eps), np.linspace(0.0, d, n_phi)[1:], d)
 
 
-def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: float = 0.0) -> float:
+def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: float = 0.0,
+                   shifts: Sequence[float] = ()) -> float:
     """Smallest sigma with sup H <= (1 - eta) delta for MG(sigma, K), in float64 (a candidate only).
 
     With ``eta > 0`` this is the continuum version of seed 000's condition (2) (Alg. 1); the
@@ -345,7 +347,8 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
     Brent's method in sigma. The worst shift moves little between its steps, so each step after the
     first looks for it only next to the previous one (``H'`` changing sign within ``d / 8``); the
     root found is then checked against the full shift grid and the search is redone on the full grid
-    if another shift is worse.
+    if another shift is worse. ``shifts`` (e.g. a certified argmax the grid missed: a peak narrower
+    than the grid's step) are searched as well, on 16 cells within ``d / 64`` of each.
     """
     target = (1 - eta) * delta
     sg = analytic_gaussian_sigma_float(eps, target, d)
@@ -357,8 +360,23 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
     means, logw = means[keep], logw[keep]
     last_arg: list[float] = []
 
+    def near_shifts(hs) -> float:
+        best = 0.0
+        for p in shifts:  # 16 cells within d / 64 of p, and a root of H' in each where it falls
+            pts = np.linspace(max(p - d / 64, 0.0), min(p + d / 64, _SLOPE_END * d), 17)
+            vals = [hs(float(q)) for q in pts]
+            best = max([best] + [v[0] for v in vals])
+            for a, b, va, vb in zip(pts, pts[1:], vals, vals[1:]):
+                found = _slope_root(hs, float(a), float(b), d) if va[1] > 0 > vb[1] else None
+                if found is not None:
+                    best = max(best, found[0])
+        return best
+
     def sup_h(s: float, local: bool) -> float:
         hs = _mg_shift_profile(means, logw, s, eps)
+        return max(sup_h_grid(hs, local), near_shifts(hs))
+
+    def sup_h_grid(hs, local: bool) -> float:
         if local and last_arg and last_arg[0] == d and hs(_SLOPE_END * d)[1] > 0:
             return hs(d)[0]  # still rising into the tied shift: the worst shift stays at Delta
         if local and last_arg and 0 < last_arg[0] < d:
@@ -390,7 +408,8 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
 
     s_local = solve(local=True)
     tracked = sup_h(s_local, local=True)
-    full, _ = _shift_argmax(_mg_shift_profile(means, logw, s_local, eps), np.linspace(0.0, d, 17)[1:], d)
+    hs_local = _mg_shift_profile(means, logw, s_local, eps)
+    full = max(_shift_argmax(hs_local, np.linspace(0.0, d, 17)[1:], d)[0], near_shifts(hs_local))
     if full > tracked * (1 + 1e-9):  # a worse shift away from the tracked one: search on the full grid
         return solve(local=False)
     return s_local
