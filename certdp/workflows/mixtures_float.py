@@ -299,8 +299,14 @@ def _shift_argmax(hs, phis: np.ndarray, d: float) -> tuple[float, float]:
     found_any = False
     for lo, hi, s_lo, s_hi in zip(ends, ends[1:], slopes, slopes[1:]):
         if s_lo > 0 > s_hi:
-            # the slope may change sign several times in the cell (two peaks and a dip between):
-            # one root of H' per sub-cell where it falls from + to -
+            found = _slope_root(hs, lo, hi, d)
+            if found is not None and found[0] >= max(hs(lo)[0], hs(hi)[0]):
+                found_any = True
+                if found[0] > best:
+                    best, arg = found
+                continue
+            # a root of H' below the cell's ends: the slope changes sign several times in the cell
+            # (two peaks and a dip between); one root of H' per sub-cell where it falls from + to -
             subs = np.linspace(lo, hi, CELL_PARTS + 1)
             sub_slopes = [s_lo] + [hs(float(p))[1] for p in subs[1:-1]] + [s_hi]
             for a, b, sa, sb in zip(subs, subs[1:], sub_slopes, sub_slopes[1:]):
