@@ -538,6 +538,43 @@ def test_mode_boxes_hold_every_mpmath_mode(sigma, eps, K):
     assert max(b - a for a, b in boxes) <= 0.1 * s
 
 
+@pytest.mark.parametrize("sigma,eps,K", [("0.35063125", "0.75", 10), ("0.3075", "2", 5), ("2.3", "1", 10)])
+def test_tie_upper_bound_above_mpmath_at_the_tied_shift(sigma, eps, K):
+    """``_Engine.tie_upper_bound`` at ``phi = Delta`` bounds the 60-digit ``H(Delta)``; for sigma < Delta
+    it is within 1e-3 of it (``H(Delta)`` is then carried by the unmatched end component); at a shift
+    that matches no components it declines (None)."""
+    from certdp.engines.gaussian_mixture import _Engine
+
+    with working_precision(64):
+        e = arb(eps)
+        eng = _Engine(multi_gaussian_mixture(arb(sigma), e, arb(1), K), e, 1e-4, 1e-9)
+        bound = eng.tie_upper_bound(arb(1))
+        assert eng.tie_upper_bound(arb(1) / 2) is None
+    ref = ref_h(sigma, eps, K, 1)
+    assert ref <= _hi(bound), (ref, _hi(bound))
+    if float(sigma) < 1:
+        assert _hi(bound) <= ref * (1 + mpmath.mpf("1e-3")), (ref, _hi(bound))
+
+
+def test_tie_upper_bound_counts_a_positive_matched_coefficient():
+    """A two-component mixture ``0.1 N(0, s^2) + 0.9 N(1, s^2)`` at ``phi = 1``, eps = 0.1: the shifted
+    heavy component lands on the light one with coefficient ``0.9 - e^0.1 0.1 > 0``; the bound must
+    count it (plus the unmatched weight 0.1) and hold the mpmath ``H(1)`` by quadrature."""
+    from certdp.engines.gaussian_mixture import Component, GaussianMixture, _Engine
+
+    s, e = mpmath.mpf("0.3"), mpmath.mpf("0.1")
+
+    def f(x):
+        return (mpmath.mpf("0.1") * mpmath.npdf(x, 0, s) + mpmath.mpf("0.9") * mpmath.npdf(x, 1, s))
+
+    ref = mpmath.quad(lambda x: max(f(x + 1) - mpmath.exp(e) * f(x), 0), [-6, -1, -0.5, 0, 0.5, 1, 6])
+    with working_precision(64):
+        mix = GaussianMixture([Component(arb("0.1"), arb(0)), Component(arb("0.9"), arb(1))], arb("0.3"))
+        bound = _Engine(mix, arb("0.1"), 1e-4, 1e-9).tie_upper_bound(arb(1))
+    assert ref <= _hi(bound) <= 1, (ref, _hi(bound))
+    assert ref > mpmath.mpf("0.5")  # most of H comes from the matched pair
+
+
 ENVELOPE_CASES = [
     # ends ~ 2e-11 and 4e-11, a sharp interior peak ~ 2.7e-5: all of it comes from the correction
     ("0.2", "8", 3, Fraction(7, 8), Fraction(1)),
