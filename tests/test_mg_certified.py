@@ -579,6 +579,9 @@ ENVELOPE_CASES = [
     # ends ~ 2e-11 and 4e-11, a sharp interior peak ~ 2.7e-5: all of it comes from the correction
     ("0.2", "8", 3, Fraction(7, 8), Fraction(1)),
     ("0.3075", "2", 5, Fraction(7, 8), Fraction(1)),
+    # a narrow interval over the peak: the ends are at most 2.1e-5, the max 2.8e-5 (the chord bound
+    # with the convex instead of the concave part of f stays at 2.1e-5)
+    ("0.2", "8", 3, Fraction(29, 32), Fraction(59, 64)),
 ] + [pytest.param(*c, marks=pytest.mark.slow) for c in (
     # the peak H ~ 5.0e-3 inside; the end values sum to 4.2e-3 only: the mode correction is needed
     ("0.35063125", "0.75", 10, Fraction(19, 32), Fraction(29, 32)),
@@ -586,11 +589,12 @@ ENVELOPE_CASES = [
 
 
 @pytest.mark.parametrize("sigma,eps,K,qa,qb", ENVELOPE_CASES)
-def test_envelope_bound_above_mpmath_profile(sigma, eps, K, qa, qb):
-    """``_Engine.envelope_bound`` from the certified end values bounds the 60-digit ``H`` at 9 shifts
+def test_envelope_and_chord_bounds_above_mpmath_profile(sigma, eps, K, qa, qb):
+    """``_Engine.envelope_bound`` and ``_Engine.chord_bound`` from the certified end results bound the
+    60-digit ``H`` at 9 shifts
     of the interval and at its mpmath argmax (ternary search). In the first and third cases the end values
     alone are below that max (2e-6 of it in the first), so the test fails without the correction
-    at the modes of ``f``."""
+    at the modes of ``f`` (envelope) or without the concave part of ``f`` on the positive set (chord)."""
     from certdp.engines.gaussian_mixture import _Engine
 
     def exact(q: Fraction) -> arb:
@@ -600,7 +604,9 @@ def test_envelope_bound_above_mpmath_profile(sigma, eps, K, qa, qb):
         e = arb(eps)
         mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
         eng = _Engine(mix, e, 1e-4, 1e-9)
-        bound = eng.envelope_bound(exact(qa), exact(qb), eng.value_at(exact(qa)).upper, eng.value_at(exact(qb)).upper)
+        end_a, end_b = eng.value_at(exact(qa)), eng.value_at(exact(qb))
+        bound = eng.envelope_bound(exact(qa), exact(qb), end_a.upper, end_b.upper)
+        chord = eng.chord_bound(exact(qa), exact(qb), end_a, end_b)
     shifts = [qa + (qb - qa) * Fraction(i, 8) for i in range(9)]
     values = [ref_h(sigma, eps, K, t) for t in shifts]
     i = max(range(9), key=lambda j: values[j])
@@ -613,6 +619,7 @@ def test_envelope_bound_above_mpmath_profile(sigma, eps, K, qa, qb):
             hi = m2
     top = max(values + [ref_h(sigma, eps, K, (lo + hi) / 2)])
     assert top <= _hi(bound), (float(top), float(_hi(bound)))
+    assert top <= _hi(chord), (float(top), float(_hi(chord)))
 
 
 def test_shift_expansion_is_second_order_at_the_peak():

@@ -958,6 +958,8 @@ GUIDE_MARGIN = 1.25  # float margin of the log-ratio test above which a piece ge
 BALL_BUDGET = 2000
 BALL_BUDGET_PER_ROOT = 200
 ROOT_SLOPE_PARTS = 8  # sub-balls of the shift for the derivative of a clean root's boundary term
+SUB_ITERS = 2  # passes narrowing a root sub-box by its speed bound
+SUB_PARTS = 2  # parts of each root sub-box in its l_x enclosure (4: same intervals, slower)
 GRID_HALF = 4  # sub-balls on each side of the centre in the branch and bound's model grid
 INITIAL_NEAR_PEAK = Fraction(1, 16)  # width of the first intervals next to an interior argmax hint
 # (sub-pieces, sub-balls of the shift) tried, in turn, to prove a root piece monotone in x
@@ -1292,6 +1294,9 @@ class ShiftResult:
     roots: int
     uncertain: int
     evaluations: int
+    #: float pieces covering every x with D(x, phi) > 0 inside ``window`` (runs and uncertain pieces)
+    positive_cover: tuple[tuple[float, float], ...] | None = None
+    window: tuple[float, float] | None = None
 
 
 @dataclass
@@ -1514,7 +1519,8 @@ class _Engine:
         if lower < 0:
             lower = arb(0)
         upper = (core + extra).upper().min(arb(1))  # H <= int f(x + phi) dx = 1 always
-        return ShiftResult(lower, upper, None, len(unc), len(unc), st.evaluations)
+        return ShiftResult(lower, upper, None, len(unc), len(unc), st.evaluations,
+                           tuple(sorted(pos + unc)), (xl, xr))
 
     def tie_upper_bound(self, phi: arb) -> arb | None:
         """Upper bound of ``H(phi)`` from the weights alone, at a shift that moves components exactly
@@ -1582,6 +1588,56 @@ class _Engine:
             if curvature > 0:
                 total += arb(u1 - u0 + w) * w2 * curvature
         return total.upper()
+
+    def chord_bound(self, phi_a: arb, phi_b: arb, end_a: ShiftResult, end_b: ShiftResult) -> arb | None:
+        """Upper bound of ``H(t)`` for every ``t`` in ``[phi_a, phi_b]`` from the certified point
+        results at its ends (with their positive covers), or None (truncated mixtures, or an end
+        without a cover).
+
+        For fixed ``x``, ``g(t) = f(x + t)`` equals its chord on ``T`` minus ``(t - phi_a)(phi_b - t)
+        g''(xi) / 2``, so ``D(x, t) <= lam D(x, phi_a) + (1 - lam) D(x, phi_b) + E(x)`` with ``E(x) =
+        (w^2 / 8) sup_{x + T} (-f'')_+`` (only where ``f`` is concave), and ``D(x, t)_+ <= lam D(x, phi_a)_+ + (1 - lam) D(x, phi_b)_+
+        + E(x) 1[x in X+]``, ``X+`` the set of ``x`` with ``D(x, t) > 0`` for some ``t``.
+        Integrating: ``H(t) <= max(H(phi_a), H(phi_b)) + int_{X+} E``. Where ``f`` has no local
+        maximum inside ``x + T``, ``sup_t D(x, t)`` is at an end, so ``X+`` lies in the two ends'
+        positive covers (certified runs and uncertain pieces, or outside their windows); elsewhere
+        ``x`` lies in some ``U_i - T`` (:attr:`GaussianMixture.mode_boxes`), counted unless
+        ``D < 0`` is certified there (as in :meth:`envelope_bound`). ``E`` is enclosed by Arb on each
+        covering piece (cut to ``sigma / 4``). Beyond both windows ``x + T`` lies more than ``sigma``
+        outside the means' range, where every term of ``f''`` is positive: ``E = 0``. Second order in ``w`` with no first-order term:
+        it settles narrow intervals on the flanks of a sharp peak, where the positive set is small."""
+        mix = self.mix
+        boxes = mix.mode_boxes
+        if boxes is None or end_a.positive_cover is None or end_b.positive_cover is None:
+            return None
+        a_lo, b_hi = _float_down(phi_a.lower()), _float_up(phi_b.upper())
+        w = _float_up((phi_b - phi_a).upper())
+        (xl_a, xr_a), (xl_b, xr_b) = end_a.window, end_b.window
+        xl, xr = min(xl_a, xl_b), max(xr_a, xr_b)
+        pieces = list(end_a.positive_cover) + list(end_b.positive_cover)
+        # between the two windows' left edges one end's positive set is unknown (its left tail)
+        pieces.append((xl, max(xl_a, xl_b)))
+        pieces.append((min(xr_a, xr_b), xr))
+        for u0, u1 in boxes:
+            xs = _ball(u0 - b_hi, u1 - a_lo)
+            if not mix.density(_ball(u0 - w, u1 + w)) < self.diff.exp_eps * mix.density(xs):
+                pieces.append((u0 - b_hi, u1 - a_lo))
+        chunk = mix._f_sig / 4
+        total = arb(0)
+        covered = -math.inf
+        for lo, hi in sorted(pieces):
+            lo = max(lo, covered)
+            if not lo < hi:
+                continue
+            covered = hi
+            n = min(64, int((hi - lo) / chunk) + 1)
+            for i in range(n):
+                c0, c1 = lo + (hi - lo) * i / n, lo + (hi - lo) * (i + 1) / n if i + 1 < n else hi
+                up = (-mix.density_second_derivative(_ball(c0, c1) + phi_a.union(phi_b))).upper()
+                if up > 0:
+                    total += arb(c1 - c0) * up
+        top = end_a.upper.max(end_b.upper)
+        return (top + arb(w) * arb(w) / 8 * total).upper()
 
     def derivative_on(self, phi: arb) -> arb:
         """Enclosure of H'(t) for every t in the ball phi (see module docstring)."""
@@ -1888,9 +1944,9 @@ class _Engine:
                 return _RootTerm(whole)
             a, b = max(lo, min(a0, a1) - reach), min(hi, max(b0, b1) + reach)
             lx_box = lx
-            for _ in range(2):
+            for _ in range(SUB_ITERS):
                 # r(T_j) lies in [a, b]: the speed bound on the smaller box narrows [a, b] again
-                bounds = diff.logratio_x_bounds(a, b, sub, 4) if a < b else None
+                bounds = diff.logratio_x_bounds(a, b, sub, SUB_PARTS) if a < b else None
                 if bounds is None or not (bounds[0] > 0 or bounds[1] < 0):
                     break
                 lx_box = bounds[0].union(bounds[1])
@@ -2034,6 +2090,10 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
             envelope = eng.envelope_bound(phi_of(ta), phi_of(tb), end_a, end_b)
             if envelope is not None and envelope <= goal:
                 return envelope.min(alt).upper(), False
+        if end_a.max(end_b) < goal:
+            chord = eng.chord_bound(phi_of(ta), phi_of(tb), point(ta), point(tb))
+            if chord is not None and chord <= goal:
+                return chord.min(alt).upper(), False
         allowance = float((goal - end_a.max(end_b)).mid())  # what the model may add (a guide only)
         if not allowance > 0:
             if target is not None:
