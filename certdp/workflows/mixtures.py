@@ -300,7 +300,8 @@ class _MissedPeak(Exception):
 
 
 def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, components: int,
-                     sensitivity: Fraction, witnesses: list | None = None, missed_above: arb | None = None):
+                     sensitivity: Fraction, witnesses: list | None = None, missed_above: arb | None = None,
+                     hints: Sequence[float] = ()):
     """sigma -> ``(lower, upper, settled)`` used to decide seed 000's condition (2) (Thm 3.2) at
     ``(1 - eta) delta`` (``settled``: undecided for a reason more precision does not remove).
 
@@ -318,7 +319,7 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
     from certdp.mechanisms.multi_gaussian import multi_gaussian_core
     from certdp.workflows.mixtures_float import mg_argmax_hint
 
-    hint: list[float] = []  # the float argmax barely moves across the bracket's probes: compute it once
+    hint: list[float] = list(hints)  # the float argmax barely moves across the bracket's probes: find it once
 
     def profile(t: arb) -> tuple[arb, arb, bool]:
         e, d = arb_of(epsilon), arb_of(sensitivity)
@@ -377,9 +378,10 @@ def mg_paper_calibration(*, epsilon: object, delta: object, components: object, 
     d = parse_positive(sensitivity, "sensitivity")
     tol = parse_positive(rtol, "rtol")
     target = (1 - et) * dq
+    hints: list[float] = []  # the float guide's worst shift at its candidate
     if candidate is None:
         try:
-            candidate = mg_sigma_float(float(eps), float(dq), k, float(d), eta=float(et))
+            candidate = mg_sigma_float(float(eps), float(dq), k, float(d), eta=float(et), argmax=hints)
         except (ValueError, ArithmeticError):
             candidate = None
     witnesses: list = []
@@ -387,7 +389,7 @@ def mg_paper_calibration(*, epsilon: object, delta: object, components: object, 
         # the first probe (just above the candidate) should be private: if it is certified far above
         # the target, the float guide missed a narrow peak; it is retried with the engine's argmax
         missed = None if candidate is None else arb(candidate)
-        br = certified_monotone_bracket(mg_paper_profile(eps, dq, et, k, d, witnesses, missed), target,
+        br = certified_monotone_bracket(mg_paper_profile(eps, dq, et, k, d, witnesses, missed, hints[-1:]), target,
                                         increasing=False, candidate=candidate, rtol=tol)
     except _MissedPeak as miss:
         witnesses.clear()

@@ -344,7 +344,7 @@ def mg_profile_float(sigma: float, eps: float, k_max: int, d: float = 1.0, n_phi
 
 
 def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: float = 0.0,
-                   shifts: Sequence[float] = ()) -> float:
+                   shifts: Sequence[float] = (), argmax: list[float] | None = None) -> float:
     """Smallest sigma with sup H <= (1 - eta) delta for MG(sigma, K), in float64 (a candidate only).
 
     With ``eta > 0`` this is the continuum version of seed 000's condition (2) (Alg. 1); the
@@ -354,7 +354,8 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
     first looks for it only next to the previous one (``H'`` changing sign within ``d / 8``); the
     root found is then checked against the full shift grid and the search is redone on the full grid
     if another shift is worse. ``shifts`` (e.g. a certified argmax the grid missed: a peak narrower
-    than the grid's step) are searched as well, on 16 cells within ``d / 64`` of each.
+    than the grid's step) are searched as well, on 16 cells within ``d / 64`` of each. ``argmax``, if
+    given, receives the worst grid-tracked shift at the result (a hint for the certified search).
     """
     target = (1 - eta) * delta
     sg = analytic_gaussian_sigma_float(eps, target, d)
@@ -416,9 +417,12 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
     tracked = sup_h(s_local, local=True)
     hs_local = _mg_shift_profile(means, logw, s_local, eps)
     full = max(_shift_argmax(hs_local, np.linspace(0.0, d, 17)[1:], d)[0], near_shifts(hs_local))
+    result = s_local
     if full > tracked * (1 + 1e-9):  # a worse shift away from the tracked one: search on the full grid
-        return solve(local=False)
-    return s_local
+        result = solve(local=False)
+    if argmax is not None and last_arg:
+        argmax.append(last_arg[0])
+    return result
 
 
 def mg_argmax_hint(sigma: float, epsilon: float, components: int, sensitivity: float) -> list[float]:
