@@ -161,6 +161,8 @@ def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
     return top + np.log(np.exp(a - top[:, None]).sum(axis=1))
 
 
+ROOT_GRID_PER_SIGMA = 8  # root-grid points per sigma of the float guide
+ROOT_GRID_MIN = 400
 NEAR_ROOT = 0.05  # |log-ratio - eps| at both ends of a root-grid cell below which it is resampled ...
 CELL_SAMPLES = 32  # ... at this many points (a run narrower than the cell may hide there) ...
 CELL_CAP = 16  # ... in at most this many cells, those closest to 0
@@ -193,7 +195,7 @@ def mixture_hockey_stick_and_slope_float(means: np.ndarray, logw: np.ndarray, si
     """``(H(phi), H'(phi))`` with ``H(phi) = int (f(x + phi) - e^eps f(x))_+ dx`` for
     ``f = sum_k w_k N(m_k, sigma^2)``, in float64 (an estimate only).
 
-    Roots of ``log f(x + phi) - log f(x) - eps`` are located on a grid of step ``sigma / 12`` (cells
+    Roots of ``log f(x + phi) - log f(x) - eps`` are located on a grid of step ``sigma / 8`` (cells
     whose two ends are close to a root are resampled 32 times finer: a narrow run may hide there) and
     refined by safeguarded Newton steps; ``H`` is then a sum of Gaussian-CDF differences over
     the positive runs and ``H' = sum over runs [a, b] of f(b + phi) - f(a + phi)`` (the engine's
@@ -201,7 +203,7 @@ def mixture_hockey_stick_and_slope_float(means: np.ndarray, logw: np.ndarray, si
     """
     xl = float(means.min()) - phi - tail * sigma
     xr = float(means.max()) + tail * sigma
-    n = int(min(40000, max(1000, 12 * (xr - xl) / sigma)))
+    n = int(min(40000, max(ROOT_GRID_MIN, ROOT_GRID_PER_SIGMA * (xr - xl) / sigma)))
     xs = np.linspace(xl, xr, n)
     inv = 1.0 / (2 * sigma * sigma)
 
