@@ -91,8 +91,26 @@ too small to sign, the vanishing runs at the tied shift ``phi = Delta``) either 
 with the crude enclosure above or is split off as ``0 <= int_Q D_+ <= excess`` (``excess`` from
 ``|piece| * max(0, sup D)`` on adaptively bisected pieces), whichever bound is smaller.
 
-*Branch and bound.* For a shift interval ``I``: if the model's ``H'(I) > 0`` the sup over ``I`` is
-``H(phi_b)`` (a point evaluation), if ``H'(I) < 0`` it is ``H(phi_a)``; otherwise
+*Bounds from the two end values alone* (no model of the interval; untruncated mixtures). For each
+``x``, ``t -> f(x + t)`` on ``I = [a, b]`` (width ``w``) is a function of one variable:
+
+* *envelope* (:meth:`_Engine.envelope_bound`): where ``f`` has no local maximum inside ``x + I``,
+  ``sup_t D(x, t)_+ <= D(x, a)_+ + D(x, b)_+``; at a maximum the ends are within
+  ``(w^2 / 8) sup (-f'')_+`` of it. With the certified boxes holding the modes of ``f``
+  (:attr:`GaussianMixture.mode_boxes`), ``H(t) <= H(a) + H(b) + O(w^3)``: it settles wide
+  intervals whose end values are both well below the goal (including the tied region next to
+  ``phi = Delta``, where the model's uncertain pieces are wide);
+* *chord* (:meth:`_Engine.chord_bound`): ``f(x + t)`` is at most its chord plus
+  ``(w^2 / 8) sup (-f'')_+``, so ``H(t) <= max(H(a), H(b)) + (w^2 / 8) int_{X+} sup (-f'')_+``
+  over the set ``X+`` where ``D`` can be positive (inside the ends' certified positive covers,
+  or next to a mode of ``f``): it settles narrow intervals on the flanks of a sharp peak;
+* *tie* (:meth:`_Engine.tie_upper_bound`): at a shift that moves components exactly onto others
+  (MG at ``phi = Delta``) the weights alone bound ``H`` (``H(Delta) <= w_{-K}``), used where that
+  is far below the goal instead of the slow certified point value there.
+
+*Branch and bound.* For a shift interval ``I``: the envelope and chord bounds are tried first
+(from the end values, which every interval needs anyway); then the model: if its ``H'(I) > 0`` the
+sup over ``I`` is ``H(phi_b)`` (a point evaluation), if ``H'(I) < 0`` it is ``H(phi_a)``; otherwise
 ``H(m) + rise`` bounds it (never worse than the Lipschitz bound from the ends), and ``I`` is
 split while its upper bound exceeds the best certified lower bound by more than the tolerance
 (or, in decision mode, until the comparison with the target is decided). Intervals are dyadic
@@ -968,6 +986,7 @@ EXCESS_BUDGET = 96  # bisections per shift ball for the int D_+ bounds of its un
 # a shift ball's structure leaves a piece uncertain, unrefined, once sup D on it is below this share
 # of the caller's allowance spread over the window (the pieces' int D_+ then add at most that share)
 NEGLIGIBLE_SHARE = 0.02
+MODE_SPLIT = 16  # a mode set is bisected down to this fraction of it where D < 0 is not yet certified
 MODE_BOX_WIDTH = 2.0 ** -8  # width (in sigma) to which the boxes holding the modes of f are bisected
 
 
@@ -1555,9 +1574,53 @@ class _Engine:
                 total += coefficient.max(arb(0))
         return total.upper() if matched else None
 
-    def envelope_bound(self, phi_a: arb, phi_b: arb, upper_a: arb, upper_b: arb) -> arb | None:
+    def _mode_sets(self, phi_a: arb, phi_b: arb, small: float = 0.0) -> list[tuple[float, float, arb, arb]] | None:
+        """The ``x`` where ``x + [phi_a, phi_b]`` may hold a local maximum of ``f`` and ``D`` may be
+        positive: boxes ``(x0, x1, top, curvature)`` with ``top >= sup_t D(x, t)`` and ``curvature >=
+        sup_{x + T} (-f'')_+`` for every ``x`` in ``[x0, x1]`` (None for a truncated mixture).
+
+        For a box ``U_i`` of :attr:`GaussianMixture.mode_boxes` the set is ``X_i = U_i - T``, and
+        ``x + T`` lies in ``U_i + [-w, w]`` (one curvature bound per mode). Where the max ``M(x)`` of
+        ``f`` over ``x + T`` exceeds both end values it sits at a local maximum, in some ``U_j``
+        inside ``x + T``, so there ``sup_t D(x, t) <= sup f(U_j) - e^eps f(x)`` (tight: ``U_j`` is
+        narrow). A part of ``X_i`` is dropped where ``top = sup f(U_i) - e^eps inf f < 0`` on it; a
+        set whose curvature term ``|X_i| (w^2 / 8) curvature`` exceeds ``small`` is bisected (down
+        to ``|X_i| / MODE_SPLIT``) to drop what it can."""
+        mix = self.mix
+        boxes = mix.mode_boxes
+        if boxes is None:
+            return None
+        a_lo, b_hi = _float_down(phi_a.lower()), _float_up(phi_b.upper())
+        w = b_hi - a_lo
+        out = []
+        for u0, u1 in boxes:
+            x0, x1 = u0 - b_hi, u1 - a_lo
+            peak = mix.density(_ball(u0, u1)).upper()
+            top = peak - self.diff.exp_eps * mix.density(_ball(x0, x1))
+            if top < 0:
+                continue
+            curvature = (-mix.density_second_derivative(_ball(u0 - w, u1 + w))).upper().max(arb(0))
+            if float(curvature) * w * w / 8 * (x1 - x0) <= small:
+                out.append((x0, x1, top.upper(), curvature))
+                continue
+            parts = [(x0, x1)]
+            while parts:
+                c0, c1 = parts.pop()
+                top = peak - self.diff.exp_eps * mix.density(_ball(c0, c1))
+                if top < 0:
+                    continue
+                if c1 - c0 > (x1 - x0) / MODE_SPLIT:
+                    c = 0.5 * (c0 + c1)
+                    parts += [(c0, c), (c, c1)]
+                else:
+                    out.append((c0, c1, top.upper(), curvature))
+        return out
+
+    def envelope_bound(self, phi_a: arb, phi_b: arb, upper_a: arb, upper_b: arb,
+                       goal: arb | None = None) -> arb | None:
         """Upper bound of ``H(t)`` for every ``t`` in ``[phi_a, phi_b]`` from upper bounds of the two
-        end values, or None (truncated mixtures).
+        end values, or None (truncated mixtures). ``goal`` (what the caller needs the bound below)
+        only sets how much work goes into the mode sets (:meth:`_mode_sets`).
 
         For each ``x``, ``sup_t D(x, t) = M(x) - e^eps f(x)`` with ``M(x) = sup f`` over ``x + T``,
         ``T = [phi_a, phi_b]`` of width ``w``. Where ``f`` has no local maximum inside ``x + T``,
@@ -1565,31 +1628,26 @@ class _Engine:
         Otherwise, with ``f'`` = 0 at the interior maximum, each end lies within ``w / 2`` of it on
         one side: ``M(x) - max(ends) <= (w^2 / 8) sup_{x + T} (-f'')_+``; such ``x`` lie in
         ``X_i = U_i - T`` for a box ``U_i`` of :attr:`GaussianMixture.mode_boxes`, of length
-        ``|U_i| + w``, with ``x + T`` inside ``U_i + [-w, w]``. A box adds nothing where
-        ``sup f(U_i + [-w, w]) < e^eps inf f(X_i)`` (then ``D < 0`` on ``X_i x T``). Integrating:
-        ``H(t) <= H(phi_a) + H(phi_b) + sum_i (|U_i| + w) (w^2 / 8) sup (-f'')_+``, third order in
-        ``w``. No shift model is needed: this settles wide intervals whose end values are both
+        ``|U_i| + w``, with ``x + T`` inside ``U_i + [-w, w]``; there the excess is also at most
+        ``sup_t D(x, t)_+`` itself, and nothing where ``D < 0`` is certified (:meth:`_mode_sets`).
+        Integrating: ``H(t) <= H(phi_a) + H(phi_b) + sum_i |X_i| min((w^2 / 8) sup (-f'')_+,
+        sup D_+)``, third order in ``w``. No shift model is needed: this settles wide intervals whose end values are both
         well below the goal (and the tied region next to ``phi = Delta``, where the model's
         uncertain pieces are wide)."""
-        mix = self.mix
-        boxes = mix.mode_boxes
-        if boxes is None:
-            return None
-        a_lo, b_hi = _float_down(phi_a.lower()), _float_up(phi_b.upper())
-        w = _float_up((phi_b - phi_a).upper())
         total = upper_a + upper_b
+        slack = float((goal - total).lower()) if goal is not None else 0.0
+        sets = self._mode_sets(phi_a, phi_b, slack / (4 * len(self.mix.mode_boxes or [1])))
+        if sets is None:
+            return None
+        w = _float_up((phi_b - phi_a).upper())
         w2 = arb(w) * arb(w) / 8
-        for u0, u1 in boxes:
-            outer = _ball(u0 - w, u1 + w)
-            xs = _ball(u0 - b_hi, u1 - a_lo)
-            if mix.density(outer) < self.diff.exp_eps * mix.density(xs):
-                continue
-            curvature = (-mix.density_second_derivative(outer)).upper()
-            if curvature > 0:
-                total += arb(u1 - u0 + w) * w2 * curvature
+        for x0, x1, top, curvature in sets:
+            # sup_t D_+ exceeds the ends' sum by at most M - max(ends), and by at most sup_t D_+ itself
+            total += arb(x1 - x0) * (w2 * curvature).min(top)
         return total.upper()
 
-    def chord_bound(self, phi_a: arb, phi_b: arb, end_a: ShiftResult, end_b: ShiftResult) -> arb | None:
+    def chord_bound(self, phi_a: arb, phi_b: arb, end_a: ShiftResult, end_b: ShiftResult,
+                    goal: arb | None = None) -> arb | None:
         """Upper bound of ``H(t)`` for every ``t`` in ``[phi_a, phi_b]`` from the certified point
         results at its ends (with their positive covers), or None (truncated mixtures, or an end
         without a cover).
@@ -1602,15 +1660,17 @@ class _Engine:
         maximum inside ``x + T``, ``sup_t D(x, t)`` is at an end, so ``X+`` lies in the two ends'
         positive covers (certified runs and uncertain pieces, or outside their windows); elsewhere
         ``x`` lies in some ``U_i - T`` (:attr:`GaussianMixture.mode_boxes`), counted unless
-        ``D < 0`` is certified there (as in :meth:`envelope_bound`). ``E`` is enclosed by Arb on each
+        ``D < 0`` is certified there (:meth:`_mode_sets`). ``E`` is enclosed by Arb on each
         covering piece (cut to ``sigma / 4``). Beyond both windows ``x + T`` lies more than ``sigma``
         outside the means' range, where every term of ``f''`` is positive: ``E = 0``. Second order in ``w`` with no first-order term:
         it settles narrow intervals on the flanks of a sharp peak, where the positive set is small."""
         mix = self.mix
-        boxes = mix.mode_boxes
-        if boxes is None or end_a.positive_cover is None or end_b.positive_cover is None:
+        if end_a.positive_cover is None or end_b.positive_cover is None:
             return None
-        a_lo, b_hi = _float_down(phi_a.lower()), _float_up(phi_b.upper())
+        slack = float((goal - end_a.upper.max(end_b.upper)).lower()) if goal is not None else 0.0
+        sets = self._mode_sets(phi_a, phi_b, slack / (4 * len(mix.mode_boxes or [1])))
+        if sets is None:
+            return None
         w = _float_up((phi_b - phi_a).upper())
         (xl_a, xr_a), (xl_b, xr_b) = end_a.window, end_b.window
         xl, xr = min(xl_a, xl_b), max(xr_a, xr_b)
@@ -1618,18 +1678,16 @@ class _Engine:
         # between the two windows' left edges one end's positive set is unknown (its left tail)
         pieces.append((xl, max(xl_a, xl_b)))
         pieces.append((min(xr_a, xr_b), xr))
-        for u0, u1 in boxes:
-            xs = _ball(u0 - b_hi, u1 - a_lo)
-            if not mix.density(_ball(u0 - w, u1 + w)) < self.diff.exp_eps * mix.density(xs):
-                pieces.append((u0 - b_hi, u1 - a_lo))
+        pieces += [(x0, x1) for x0, x1, _, _ in sets]
+        merged: list[list[float]] = []
+        for lo, hi in sorted(pieces):
+            if merged and lo <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], hi)
+            elif lo < hi:
+                merged.append([lo, hi])
         chunk = mix._f_sig / 4
         total = arb(0)
-        covered = -math.inf
-        for lo, hi in sorted(pieces):
-            lo = max(lo, covered)
-            if not lo < hi:
-                continue
-            covered = hi
+        for lo, hi in merged:
             n = min(64, int((hi - lo) / chunk) + 1)
             for i in range(n):
                 c0, c1 = lo + (hi - lo) * i / n, lo + (hi - lo) * (i + 1) / n if i + 1 < n else hi
@@ -2087,11 +2145,11 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
         alt = end_a.min(end_b) + shift_tv_bound(phi_of(tb) - phi_of(ta), eng.mix.sigma)
         # both ends well below the goal: the envelope bound needs no model of the interval
         if end_a + end_b < goal:
-            envelope = eng.envelope_bound(phi_of(ta), phi_of(tb), end_a, end_b)
+            envelope = eng.envelope_bound(phi_of(ta), phi_of(tb), end_a, end_b, goal)
             if envelope is not None and envelope <= goal:
                 return envelope.min(alt).upper(), False
         if end_a.max(end_b) < goal:
-            chord = eng.chord_bound(phi_of(ta), phi_of(tb), point(ta), point(tb))
+            chord = eng.chord_bound(phi_of(ta), phi_of(tb), point(ta), point(tb), goal)
             if chord is not None and chord <= goal:
                 return chord.min(alt).upper(), False
         allowance = float((goal - end_a.max(end_b)).mid())  # what the model may add (a guide only)
