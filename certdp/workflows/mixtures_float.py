@@ -282,6 +282,7 @@ def _slope_root(hs, lo: float, hi: float, d: float) -> tuple[float, float] | Non
     return hs(p)[0], p
 
 
+PEAK_TRACK_STEP = 1e-3  # relative sigma step below which the guide's argmax moves by one Newton step
 CELL_PARTS = 8  # sub-cells searched for roots of H' in a grid cell where the slope falls from + to -
 
 
@@ -381,21 +382,38 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
                     best = max(best, found[0])
         return best
 
+    peak: dict[str, float] = {}  # sigma, H'' at the last interior argmax found by a root search
+
     def sup_h(s: float, local: bool) -> float:
         hs = _mg_shift_profile(means, logw, s, eps)
-        return max(sup_h_grid(hs, local), near_shifts(hs))
+        return max(sup_h_grid(hs, s, local), near_shifts(hs))
 
-    def sup_h_grid(hs, local: bool) -> float:
+    def sup_h_grid(hs, s: float, local: bool) -> float:
         if local and last_arg and last_arg[0] == d and hs(_SLOPE_END * d)[1] > 0:
             return hs(d)[0]  # still rising into the tied shift: the worst shift stays at Delta
         if local and last_arg and 0 < last_arg[0] < d:
-            found = _slope_root(hs, max(last_arg[0] - d / 8, 0.0), min(last_arg[0] + d / 8, _SLOPE_END * d), d)
+            p0 = last_arg[0]
+            if peak and abs(s / peak["sigma"] - 1) < PEAK_TRACK_STEP:
+                # sigma barely moved (Brent's last steps): one Newton step from the last argmax with
+                # the H'' found there; the value H + H'^2 / 2|H''| is exact to third order
+                h0, d0 = hs(p0)
+                move = -d0 / peak["curvature"]
+                if abs(move) < 1e-4 * d:
+                    last_arg[0] = p0 + move
+                    return h0 - d0 * d0 / (2 * peak["curvature"])
+            found = _slope_root(hs, max(p0 - d / 8, 0.0), min(p0 + d / 8, _SLOPE_END * d), d)
             # H' may vanish numerically far from the peak (large eps): keep only a true improvement
-            if found is not None and found[0] >= hs(last_arg[0])[0] * (1 - 1e-12):
+            if found is not None and found[0] >= hs(p0)[0] * (1 - 1e-12):
                 last_arg[0] = found[1]
+                step = 1e-5 * d
+                curvature = (hs(found[1] + step)[1] - hs(found[1] - step)[1]) / (2 * step)
+                peak.clear()
+                if curvature < 0:
+                    peak.update(sigma=s, curvature=curvature)
                 return found[0]
         v, arg = _shift_argmax(hs, np.linspace(0.0, d, 17)[1:], d)
         last_arg[:] = [arg]
+        peak.clear()
         return v
 
     def solve(local: bool) -> float:
