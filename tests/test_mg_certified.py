@@ -911,6 +911,29 @@ def test_mg_paper_retries_a_candidate_that_missed_the_peak():
     assert abs(float(bad.value) / float(good.value) - 1) <= 2e-6, (bad.value, good.value)
 
 
+def test_mg_exact_retries_a_candidate_that_missed_the_peak(monkeypatch):
+    """Exact MG calibration: a float guide that misses the peak (simulated: its first candidate is
+    10 % too small) is certified far above the target at the first probe; the guide is then rerun
+    with the engine's argmax as an extra shift, and the bracket from its candidate needs two
+    evaluations and gives the same value as from the good candidate."""
+    import certdp.workflows.mixtures_float as guide
+
+    good = exact_calibration("multi-gaussian", epsilon="1", delta="5e-7", components=10)
+    real = guide.mg_sigma_float
+    calls: list[tuple] = []
+
+    def missing_the_peak(*args, shifts=(), argmax=None, **kwargs):
+        calls.append(tuple(shifts))
+        value = real(*args, shifts=shifts, argmax=argmax, **kwargs)
+        return value if shifts else 0.9 * value
+
+    monkeypatch.setattr(guide, "mg_sigma_float", missing_the_peak)
+    retried = exact_calibration("multi-gaussian", epsilon="1", delta="5e-7", components=10)
+    assert len(calls) == 2 and calls[1], calls
+    assert retried.extra["evaluations"] == 2, retried.extra["evaluations"]
+    assert abs(float(retried.value) / float(good.value) - 1) <= 2e-6, (retried.value, good.value)
+
+
 @pytest.mark.parametrize("eps,delta,K", CAL_CASES)
 def test_mg_paper_vs_exact_vs_float(eps, delta, K):
     """Thm 3.2 is sufficient, so paper sigma >= exact minimal sigma: checked on the certificates

@@ -10,7 +10,7 @@ shrink the hockey-stick divergence), which makes the certified bracket on sigma 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 from flint import arb
@@ -119,21 +119,28 @@ class MultiGaussian(Mechanism):
     @classmethod
     def profile_bounds(cls, value: arb, epsilon: arb, components: int = 1, sensitivity: Fraction = Fraction(1),
                        shape_epsilon: Fraction | None = None, rel_tol: float = 1e-7,
-                       target: arb | None = None) -> tuple[arb, arb]:
-        """``(lower, upper)`` with ``lower <= delta(eps) <= upper`` (exact engine, seed 000 MG)."""
+                       target: arb | None = None, hints: Sequence[float] | None = None,
+                       argmax_out: list[float] | None = None) -> tuple[arb, arb]:
+        """``(lower, upper)`` with ``lower <= delta(eps) <= upper`` (exact engine, seed 000 MG).
+
+        ``hints``: float worst shifts (default: the float guide's at ``value``); they only speed up
+        the search. ``argmax_out`` receives the shift of the best certified lower bound."""
         se = epsilon if shape_epsilon is None else arb_of(shape_epsilon)
         d = arb_of(sensitivity)
-        hints: list[float] = []
-        if target is not None and shape_epsilon is None:
+        if target is not None and shape_epsilon is None and hints is None:
             from certdp.workflows.mixtures_float import mg_argmax_hint
 
             hints = mg_argmax_hint(float(value.mid()), float(epsilon.mid()), components, float(sensitivity))
+        hints = list(hints or [])
+        if target is not None and shape_epsilon is None:
             # outer components below 1e-12 of the target (their effect is added to the bounds)
             mix, slack = multi_gaussian_core(value, se, d, components, epsilon, target * arb("1e-12"))
         else:
             mix, slack = multi_gaussian_mixture(value, se, d, components), arb(0)
         core_target = None if target is None else (target - slack).lower()  # "le" on the core then holds for MG
         res = privacy_profile_sup(mix, epsilon, d, symmetric=True, rel_tol=rel_tol, target=core_target, hints=hints)
+        if argmax_out is not None:
+            argmax_out.append(res.argmax)
         return (res.lower - slack).max(arb(0)).lower(), (res.upper + slack).upper()
 
     # ------------------------------------------------------------------ moments

@@ -448,22 +448,45 @@ def exact_calibration(mechanism: str, *, epsilon: object, delta: object, rtol: o
     dq = parse_probability(delta, "delta")
     tol = parse_positive(rtol, "rtol")
     params = resolve_fixed(cls, fixed)
-    d_arb_target = dq
+    from certdp.workflows.mixtures_float import mg_sigma_float, qg_paper_sigma_float
 
-    def profile(t: arb) -> tuple[arb, arb]:
-        return cls.profile_bounds(t, arb_of(eps), rel_tol=1e-9, target=arb_of(d_arb_target), **params)
+    # MG (own shape): the float guide's worst shift goes to the certified search, and a first probe
+    # certified far above the target (a peak the guide missed) sends its argmax back to the guide
+    mg_guided = cls.name == "multi-gaussian" and params.get("shape_epsilon") is None
+    hints: list[float] = []
+
+    def mg_candidate(shifts: Sequence[float] = ()) -> float | None:
+        try:
+            return mg_sigma_float(float(eps), float(dq), params["components"], float(params["sensitivity"]),
+                                  shifts=shifts, argmax=hints)
+        except (ValueError, ArithmeticError):
+            return None
+
+    def profile_from(first: float | None):
+        def profile(t: arb) -> tuple[arb, arb]:
+            extra: dict[str, Any] = {}
+            if mg_guided and hints:
+                extra = {"hints": hints[-1:], "argmax_out": []}
+            low, high = cls.profile_bounds(t, arb_of(eps), rel_tol=1e-9, target=arb_of(dq), **params, **extra)
+            if first is not None and extra and t >= first and low > arb_of(dq) * arb("1.01"):
+                raise _MissedPeak(extra["argmax_out"][-1])
+            return low, high
+        return profile
 
     if candidate is None:
-        from certdp.workflows.mixtures_float import mg_sigma_float, qg_paper_sigma_float
-
-        try:
-            if cls.name == "quasi-gaussian":
+        if cls.name == "quasi-gaussian":
+            try:
                 candidate = 0.98 * qg_paper_sigma_float(float(eps), float(dq), float(params["sensitivity"]))
-            else:
-                candidate = mg_sigma_float(float(eps), float(dq), params["components"], float(params["sensitivity"]))
-        except (ValueError, ArithmeticError):
-            candidate = None
-    br = certified_monotone_bracket(profile, dq, increasing=False, candidate=candidate, rtol=tol)
+            except (ValueError, ArithmeticError):
+                candidate = None
+        else:
+            candidate = mg_candidate()
+    try:
+        br = certified_monotone_bracket(profile_from(candidate if mg_guided else None), dq, increasing=False,
+                                        candidate=candidate, rtol=tol)
+    except _MissedPeak as miss:
+        candidate = mg_candidate([miss.shift])
+        br = certified_monotone_bracket(profile_from(None), dq, increasing=False, candidate=candidate, rtol=tol)
     mono = ("delta non-increasing in sigma (seed 000 Lemma 3.4), so every sigma >= value is private"
             if cls.name == "multi-gaussian" else
             "monotonicity in sigma is not proven for QG: certified are the two ends only")
