@@ -2150,8 +2150,12 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
                 return envelope.min(alt).upper(), False
         if end_a.max(end_b) < goal:
             chord = eng.chord_bound(phi_of(ta), phi_of(tb), point(ta), point(tb), goal)
-            if chord is not None and chord <= goal:
-                return chord.min(alt).upper(), False
+            if chord is not None:
+                top = end_a.max(end_b)
+                # the halves' chord bounds rise 4x less: when that would settle them, split at
+                # once instead of paying for a shift model (the chord bound is still valid here)
+                if chord <= goal or top + (chord - top) / 4 < goal:
+                    return chord.min(alt).upper(), False
         allowance = float((goal - end_a.max(end_b)).mid())  # what the model may add (a guide only)
         if not allowance > 0:
             if target is not None:
