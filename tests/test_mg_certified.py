@@ -54,6 +54,19 @@ def _mp(q: Fraction) -> mpmath.mpf:
     return mpmath.mpf(q.numerator) / q.denominator
 
 
+def _exact(q: Fraction) -> arb:
+    """The exact rational ``q`` as an arb (dyadic shifts are exact)."""
+    return arb(q.numerator) / q.denominator
+
+
+def _mg_engine(sigma, eps, K: int):
+    """A shift engine for MG(sigma, K) at eps (build inside ``working_precision``)."""
+    from certdp.engines.gaussian_mixture import _Engine
+
+    e = arb(eps)
+    return _Engine(multi_gaussian_mixture(arb(sigma), e, arb(1), K), e, 1e-4, 1e-9)
+
+
 def _arb_end(x: arb) -> mpmath.mpf:
     """The exact value of an exact arb (e.g. ``ball.upper()``) as an mpf (no decimal rounding)."""
     assert x.is_finite(), x
@@ -464,21 +477,14 @@ def test_grid_model_bounds_mpmath(sigma, eps, K, pa, pb):
     difference of the 60-digit ``H``, step 1e-9 of the ball; every other grid point);
     ``piecewise_sup`` from the certified point values at the two ends and the midpoint is above the
     mpmath ``H`` at the 8 sub-balls' midpoints; and a monotone verdict agrees with the mpmath values."""
-    from certdp.engines.gaussian_mixture import _Engine
-
     qa, qb = _q(pa), _q(pb)
     qm = (qa + qb) / 2
     steps = [qa + (qm - qa) * Fraction(i, 4) for i in range(4)] + [qm + (qb - qm) * Fraction(i, 4) for i in range(5)]
 
-    def exact(q: Fraction) -> arb:
-        return arb(q.numerator) / q.denominator
-
     with working_precision(64):
-        e = arb(eps)
-        mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
-        eng = _Engine(mix, e, 1e-4, 1e-9)
-        ex = eng.shift_expansion(exact(qa).union(exact(qb)), exact(qm), grid=[exact(t) for t in steps])
-        known = {i: eng.value_at(exact(steps[i])).upper for i in (0, 4, 8)}
+        eng = _mg_engine(sigma, eps, K)
+        ex = eng.shift_expansion(_exact(qa).union(_exact(qb)), _exact(qm), grid=[_exact(t) for t in steps])
+        known = {i: eng.value_at(_exact(steps[i])).upper for i in (0, 4, 8)}
         bound = ex.piecewise_sup(known)
         monotone = ex.monotone_on_grid()
         dh = sum((d for d, _ in ex.crude), arb(0))
@@ -543,11 +549,8 @@ def test_tie_upper_bound_above_mpmath_at_the_tied_shift(sigma, eps, K):
     """``_Engine.tie_upper_bound`` at ``phi = Delta`` bounds the 60-digit ``H(Delta)``; for sigma < Delta
     it is within 1e-3 of it (``H(Delta)`` is then carried by the unmatched end component); at a shift
     that matches no components it declines (None)."""
-    from certdp.engines.gaussian_mixture import _Engine
-
     with working_precision(64):
-        e = arb(eps)
-        eng = _Engine(multi_gaussian_mixture(arb(sigma), e, arb(1), K), e, 1e-4, 1e-9)
+        eng = _mg_engine(sigma, eps, K)
         bound = eng.tie_upper_bound(arb(1))
         assert eng.tie_upper_bound(arb(1) / 2) is None
     ref = ref_h(sigma, eps, K, 1)
@@ -595,18 +598,11 @@ def test_envelope_and_chord_bounds_above_mpmath_profile(sigma, eps, K, qa, qb):
     of the interval and at its mpmath argmax (ternary search). In the first and third cases the end values
     alone are below that max (2e-6 of it in the first), so the test fails without the correction
     at the modes of ``f`` (envelope) or without the concave part of ``f`` on the positive set (chord)."""
-    from certdp.engines.gaussian_mixture import _Engine
-
-    def exact(q: Fraction) -> arb:
-        return arb(q.numerator) / q.denominator
-
     with working_precision(64):
-        e = arb(eps)
-        mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
-        eng = _Engine(mix, e, 1e-4, 1e-9)
-        end_a, end_b = eng.value_at(exact(qa)), eng.value_at(exact(qb))
-        bound = eng.envelope_bound(exact(qa), exact(qb), end_a.upper, end_b.upper)
-        chord = eng.chord_bound(exact(qa), exact(qb), end_a, end_b)
+        eng = _mg_engine(sigma, eps, K)
+        end_a, end_b = eng.value_at(_exact(qa)), eng.value_at(_exact(qb))
+        bound = eng.envelope_bound(_exact(qa), _exact(qb), end_a.upper, end_b.upper)
+        chord = eng.chord_bound(_exact(qa), _exact(qb), end_a, end_b)
     shifts = [qa + (qb - qa) * Fraction(i, 8) for i in range(9)]
     values = [ref_h(sigma, eps, K, t) for t in shifts]
     i = max(range(9), key=lambda j: values[j])
