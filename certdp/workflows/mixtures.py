@@ -393,12 +393,14 @@ def mg_paper_calibration(*, epsilon: object, delta: object, components: object, 
                                         increasing=False, candidate=candidate, rtol=tol)
     except _MissedPeak as miss:
         witnesses.clear()
+        hints.clear()
         try:
-            candidate = mg_sigma_float(float(eps), float(dq), k, float(d), eta=float(et), shifts=[miss.shift])
+            candidate = mg_sigma_float(float(eps), float(dq), k, float(d), eta=float(et), shifts=[miss.shift],
+                                       argmax=hints)
         except (ValueError, ArithmeticError):
             candidate = None
-        br = certified_monotone_bracket(mg_paper_profile(eps, dq, et, k, d, witnesses), target, increasing=False,
-                                        candidate=candidate, rtol=tol)
+        br = certified_monotone_bracket(mg_paper_profile(eps, dq, et, k, d, witnesses, None, hints[-1:] + [miss.shift]),
+                                        target, increasing=False, candidate=candidate, rtol=tol)
     lo_f = float(br.lo)
     wit = [w for w in witnesses if abs(float(w[0].mid()) - lo_f) <= 1e-12 * lo_f + 1e-300]
     extra: dict[str, Any] = {"eta": exact_str(et), "target_delta": exact_str(target),
@@ -466,7 +468,7 @@ def exact_calibration(mechanism: str, *, epsilon: object, delta: object, rtol: o
         def profile(t: arb) -> tuple[arb, arb]:
             extra: dict[str, Any] = {}
             if mg_guided and hints:
-                extra = {"hints": hints[-1:], "argmax_out": []}
+                extra = {"hints": list(hints), "argmax_out": []}
             low, high = cls.profile_bounds(t, arb_of(eps), rel_tol=1e-9, target=arb_of(dq), **params, **extra)
             if first is not None and extra and t >= first and low > arb_of(dq) * arb("1.01"):
                 raise _MissedPeak(extra["argmax_out"][-1])
@@ -485,7 +487,9 @@ def exact_calibration(mechanism: str, *, epsilon: object, delta: object, rtol: o
         br = certified_monotone_bracket(profile_from(candidate if mg_guided else None), dq, increasing=False,
                                         candidate=candidate, rtol=tol)
     except _MissedPeak as miss:
+        hints.clear()
         candidate = mg_candidate([miss.shift])
+        hints[:] = hints[-1:] + [miss.shift]  # the guide's worst shift and the engine's
         br = certified_monotone_bracket(profile_from(None), dq, increasing=False, candidate=candidate, rtol=tol)
     mono = ("delta non-increasing in sigma (seed 000 Lemma 3.4), so every sigma >= value is private"
             if cls.name == "multi-gaussian" else
