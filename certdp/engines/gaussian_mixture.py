@@ -986,6 +986,7 @@ EXCESS_BUDGET = 96  # bisections per shift ball for the int D_+ bounds of its un
 # a shift ball's structure leaves a piece uncertain, unrefined, once sup D on it is below this share
 # of the caller's allowance spread over the window (the pieces' int D_+ then add at most that share)
 NEGLIGIBLE_SHARE = 0.02
+CHORD_SPLIT = True  # split without a model where the halves' chord bounds would settle them
 MODE_SPLIT = 16  # a mode set is bisected down to this fraction of it where D < 0 is not yet certified
 MODE_BOX_WIDTH = 2.0 ** -8  # width (in sigma) to which the boxes holding the modes of f are bisected
 
@@ -2154,7 +2155,7 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
                 top = end_a.max(end_b)
                 # the halves' chord bounds rise 4x less: when that would settle them, split at
                 # once instead of paying for a shift model (the chord bound is still valid here)
-                if chord <= goal or top + (chord - top) / 4 < goal:
+                if chord <= goal or (CHORD_SPLIT and top + (chord - top) / 4 < goal):
                     return chord.min(alt).upper(), False
         allowance = float((goal - end_a.max(end_b)).mid())  # what the model may add (a guide only)
         if not allowance > 0:
