@@ -1604,7 +1604,8 @@ class _Engine:
             if float(curvature) * w * w / 8 * (x1 - x0) <= small:
                 out.append((x0, x1, top.upper(), curvature))
                 continue
-            parts = [(x0, x1)]
+            h = 0.5 * (x0 + x1)
+            parts = [(x0, h), (h, x1)]  # the whole set's top is known: go on with its halves
             while parts:
                 c0, c1 = parts.pop()
                 top = peak - self.diff.exp_eps * mix.density(_ball(c0, c1))

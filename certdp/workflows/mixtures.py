@@ -299,6 +299,12 @@ class _MissedPeak(Exception):
         self.shift = shift
 
 
+def _missed_peak(t: arb, first: arb | float | None, lower: arb, target: arb) -> bool:
+    """True when a probe at ``sigma = t >= first`` (the float candidate) is certified more than 1 %
+    above the target: the float guide must have missed a peak (see :class:`_MissedPeak`)."""
+    return first is not None and bool(t >= first) and bool(lower > target * arb("1.01"))
+
+
 def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, components: int,
                      sensitivity: Fraction, witnesses: list | None = None, missed_above: arb | None = None,
                      hints: Sequence[float] = ()):
@@ -330,7 +336,7 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
             hint.extend(mg_argmax_hint(float(t.mid()), float(epsilon), components, float(sensitivity)))
         res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=(target - slack).lower(),
                                   hints=hint)
-        if missed_above is not None and t >= missed_above and res.lower - slack > target * arb("1.01"):
+        if _missed_peak(t, missed_above, res.lower - slack, target):
             raise _MissedPeak(res.argmax)
         upper = (res.upper + slack).upper()
         lower = arb(0)
@@ -470,7 +476,7 @@ def exact_calibration(mechanism: str, *, epsilon: object, delta: object, rtol: o
             if mg_guided and hints:
                 extra = {"hints": list(hints), "argmax_out": []}
             low, high = cls.profile_bounds(t, arb_of(eps), rel_tol=1e-9, target=arb_of(dq), **params, **extra)
-            if first is not None and extra and t >= first and low > arb_of(dq) * arb("1.01"):
+            if extra and _missed_peak(t, first, low, arb_of(dq)):
                 raise _MissedPeak(extra["argmax_out"][-1])
             return low, high
         return profile
