@@ -578,6 +578,67 @@ def test_tie_upper_bound_counts_a_positive_matched_coefficient():
     assert ref > mpmath.mpf("0.5")  # most of H comes from the matched pair
 
 
+TIED_CASES = [("0.28", "0.1", 10), ("0.3", "1", 10), ("0.6", "0.5", 3), ("0.15", "2", 5), ("1.3", "0.25", 10),
+               ("0.2", "10", 10)]
+
+
+@pytest.mark.parametrize("sigma,eps,K", TIED_CASES)
+def test_tied_value_encloses_mpmath_at_the_tied_shift(sigma, eps, K):
+    """``_Engine.tied_value`` at ``phi = Delta`` (matched terms merged, one sign change, one root) holds
+    the 60-digit ``H(Delta)`` to 1e-15 relative, also where it is 4e-44 (eps = 10) and where sigma > Delta;
+    it declines (None) at a shift that matches no components. ``value_at`` must take this route."""
+    with working_precision(64):
+        eng = _mg_engine(sigma, eps, K)
+        res = eng.tied_value(arb(1))
+        assert eng.tied_value(arb(1) / 2) is None
+        via_value_at = eng.value_at(arb(1))
+    ref = ref_h(sigma, eps, K, 1)
+    assert res is not None
+    assert _lo(res.lower) <= ref <= _hi(res.upper), (_lo(res.lower), ref, _hi(res.upper))
+    assert _hi(res.upper) - _lo(res.lower) <= mpmath.mpf("1e-15") * ref
+    assert _lo(via_value_at.lower) == _lo(res.lower) and _hi(via_value_at.upper) == _hi(res.upper)
+
+
+def _two_sided_reference(weights, means, s, e, phi) -> mpmath.mpf:
+    """``H(phi)`` for ``sum w_i N(m_i, s^2)`` by mpmath quadrature of ``D_+`` split at every root of ``D``
+    found by a sign scan and bisection (independent of the engine's merged-term formula)."""
+    def f(x):
+        return sum(w * mpmath.npdf(x, m, s) for w, m in zip(weights, means))
+
+    def d(x):
+        return f(x + phi) - mpmath.exp(e) * f(x)
+
+    grid = [mpmath.mpf(-8) + mpmath.mpf(i) / 100 for i in range(1801)]
+    roots = [mpmath.findroot(d, (a, b), solver="anderson") for a, b in zip(grid, grid[1:]) if d(a) * d(b) < 0]
+    edges = [-mpmath.inf] + roots + [mpmath.inf]
+    return sum((mpmath.quad(d, [a, b]) for a, b in zip(edges, edges[1:])
+                if d((a + b) / 2 if mpmath.isfinite(a + b) else (b - 1 if mpmath.isfinite(b) else a + 1)) > 0),
+               mpmath.mpf(0))
+
+
+def test_tied_value_with_a_positive_matched_coefficient_and_its_limit():
+    """Two tied shifts of non-MG mixtures, against mpmath quadrature split at the roots:
+    ``0.1 N(0) + 0.9 N(1)`` at ``phi = 1`` (eps = 0.1, s = 0.3) merges to signs ``+, +, -`` (one change:
+    ``tied_value`` applies, and most of ``H`` comes from the positive matched pair);
+    ``0.45 N(0) + 0.1 N(1) + 0.45 N(2)`` merges to ``+, -, +, -`` (three changes): it must decline, and
+    ``value_at`` (the general route) must still hold the reference."""
+    from certdp.engines.gaussian_mixture import Component, GaussianMixture, _Engine
+
+    s, e = mpmath.mpf("0.3"), mpmath.mpf("0.1")
+    for weights, expect in ((("0.1", "0.9"), True), (("0.45", "0.1", "0.45"), False)):
+        ref = _two_sided_reference([mpmath.mpf(w) for w in weights], list(range(len(weights))), s, e, 1)
+        with working_precision(64):
+            mix = GaussianMixture([Component(arb(w), arb(i)) for i, w in enumerate(weights)], arb("0.3"))
+            eng = _Engine(mix, arb("0.1"), 1e-4, 1e-9)
+            tied = eng.tied_value(arb(1))
+            general = eng.value_at(arb(1))
+        assert (tied is not None) is expect, weights
+        for res in ([tied] if expect else []) + [general]:
+            assert _lo(res.lower) <= ref <= _hi(res.upper), (weights, _lo(res.lower), ref, _hi(res.upper))
+            assert _hi(res.upper) - _lo(res.lower) <= mpmath.mpf("1e-9") * ref
+    assert ref > 0
+
+
 ENVELOPE_CASES = [
     # ends ~ 2e-11 and 4e-11, a sharp interior peak ~ 2.7e-5: all of it comes from the correction
     ("0.2", "8", 3, Fraction(7, 8), Fraction(1)),

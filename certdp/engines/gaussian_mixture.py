@@ -33,6 +33,11 @@ structure of ``D`` on a finite window ``[XL, XR]`` directly with Arb:
 * what cannot be signed (a root piece of tiny width, a breakpoint of a truncated component
   under a ball of shifts) is an *uncertain* piece ``Q``.
 
+The one place where the count *is* used: at a shift that moves components exactly onto others
+(MG at ``phi = Delta``), ``D`` summed term by term cancels on long ranges and its pieces cannot be
+signed, but the matched terms can be merged exactly; the merged sum has one sign change, so one
+root, and ``H`` is a sum of Gaussian CDFs at it (:meth:`_Engine.tied_value`).
+
 The main sign test is on the log-ratio ``l = log f(x + phi) - log f(x)`` (``D > 0`` iff
 ``l > eps``), whose partials are enclosed from posterior means at box corners
 (:meth:`_Difference.logratio_sign`); for lattice mixtures (MG) the kernel sums and posterior
@@ -1520,6 +1525,11 @@ class _Engine:
         return st
 
     def value_at(self, phi: arb) -> ShiftResult:
+        """Certified bounds on ``H(phi)`` at one shift (module docstring, "Fixed shift"; at a tied
+        shift :meth:`tied_value` when it applies)."""
+        tied = self.tied_value(phi)
+        if tied is not None:
+            return tied
         st = self.structure(phi)
         pos, unc = st.runs()
         mix = self.mix
@@ -1542,38 +1552,133 @@ class _Engine:
         return ShiftResult(lower, upper, None, len(unc), len(unc), st.evaluations,
                            tuple(sorted(pos + unc)), (xl, xr))
 
-    def tie_upper_bound(self, phi: arb) -> arb | None:
-        """Upper bound of ``H(phi)`` from the weights alone, at a shift that moves components exactly
-        onto others (multi-Gaussian at ``phi = Delta``), or None (untruncated mixtures only).
+    def _tied_terms(self, phi: arb) -> list[tuple[arb, arb]] | None:
+        """``D(x, phi) = sum_m c_m g(x - mu_m)`` with matched components merged: ``(c_m, mu_m)`` at a
+        shift that moves components exactly onto others (multi-Gaussian at ``phi = Delta``), or None
+        (no exact match, or a truncated mixture). ``g`` is the common ``N(0, s^2)`` density.
 
-        ``D(x) = sum_j w_j g(x + phi - m_j) - e^eps sum_k w_k g(x - m_k)`` and ``(sum a_i)_+ <=
-        sum (a_i)_+``. A shifted component ``j`` matched to an unshifted ``k`` of certified equal mean
-        ``m_j - phi = m_k`` (each ``k`` used once; floats only propose the matches) contributes
-        ``(w_j - e^eps w_k) g(x - m_k)``: nothing when that coefficient is certified ``<= 0`` (exactly
-        0 for a declared tie, :meth:`_Difference._tie_coefficient`), else at most the coefficient
-        after integration; an unmatched shifted component at most its weight; the unshifted rest is
-        negative. Nearly sharp where ``H(phi)`` is carried by the unmatched end components (MG at the
-        tied shift: ``H(Delta) <= w_{-K}``)."""
+        A shifted component ``j`` matched to an unshifted ``k`` of certified equal mean
+        ``m_j - phi = m_k`` (each ``k`` used once; floats only propose the matches) gives the term
+        ``(w_j - e^eps w_k, m_k)``, dropped when that coefficient is exactly 0 (a declared tie,
+        :meth:`_Difference._tie_coefficient`); an unmatched shifted component gives ``(w_j, m_j - phi)``
+        and an unmatched unshifted one ``(-e^eps w_k, m_k)``. The merge is exact, so the terms hold
+        none of the cancellation that makes ``D`` unsignable on long ranges at a tied shift."""
         mix, diff = self.mix, self.diff
         if mix.breakpoints:
             return None
         pm, s = float(phi.mid()), mix._f_sig
         free = {round(float(m) / s * 64): k for k, m in enumerate(mix._f_mu)}  # float proposals only
-        total = arb(0)
-        matched = False
+        terms: list[tuple[arb, arb]] = []
+        matched: set[int] = set()
         for j, cj in enumerate(mix.components):
             k = free.get(round((mix._f_mu[j] - pm) / s * 64))
             ck = mix.components[k] if k is not None else None
             gap = None if ck is None else cj.mean - phi - ck.mean
             if gap is None or not (gap.is_exact() and gap == 0):
-                total += cj.weight
+                terms.append((cj.weight, cj.mean - phi))
                 continue
             del free[round(float(mix._f_mu[k]) / s * 64)]
-            matched = True
+            matched.add(k)
             coefficient = diff._tie_coefficient(cj, ck)
-            if not coefficient <= 0:
-                total += coefficient.max(arb(0))
-        return total.upper() if matched else None
+            if not (coefficient.is_exact() and coefficient == 0):
+                terms.append((coefficient, ck.mean))
+        if not matched:
+            return None
+        terms += [(-diff.exp_eps * c.weight, c.mean) for k, c in enumerate(mix.components) if k not in matched]
+        return terms
+
+    def tie_upper_bound(self, phi: arb) -> arb | None:
+        """Upper bound of ``H(phi)`` from the weights alone at a tied shift (:meth:`_tied_terms`), or
+        None: ``(sum a_i)_+ <= sum (a_i)_+``, so ``H <= sum`` of the coefficients not certified
+        ``<= 0`` (each term integrates to its coefficient). Nearly sharp where ``H(phi)`` is carried
+        by the unmatched end components (MG at the tied shift: ``H(Delta) <= w_{-K}``)."""
+        terms = self._tied_terms(phi)
+        if terms is None:
+            return None
+        return sum((c.max(arb(0)) for c, _ in terms if not c <= 0), arb(0)).upper()
+
+    def tied_value(self, phi: arb) -> ShiftResult | None:
+        """Certified ``H(phi)`` at a tied shift from the merged terms of :meth:`_tied_terms`, or None
+        (not a tied shift, or more than one sign change).
+
+        *Rule of signs.* ``D(x) e^{x^2 / 2 s^2} sqrt(2 pi) s = sum_m c_m e^{-mu_m^2 / 2 s^2}
+        e^{x mu_m / s^2}`` is an exponential sum with distinct exponents, so ``D`` has at most as
+        many real zeros as the ``c_m``, ordered by ``mu_m``, have sign changes (Laguerre's
+        extension of Descartes' rule, Polya-Szego V.77). With one change ``D`` has exactly one
+        root ``r`` and one sign on each side (at ``-inf`` that of the leftmost term); MG at
+        ``phi = Delta`` has signs ``+, -, ..., -``. Then ``H = F(r)`` with ``F(y) = int_{-inf}^y D``
+        (or the mass above ``r`` when the positive side is the right one), and on a box
+        ``[a, b]`` holding ``r`` with certified signs of ``D`` at its ends, ``F`` is largest at
+        ``r``: ``max(F(a), F(b)) <= H <= max(F(a), F(b)) + (b - a) sup_[a, b] |D|``. With no sign change
+        ``D <= 0`` and ``H = 0``."""
+        terms = self._tied_terms(phi)
+        if terms is None:
+            return None
+        signs = []
+        for c, _ in terms:
+            if not (c > 0 or c < 0):
+                return None
+            signs.append(1 if c > 0 else -1)
+        order = sorted(range(len(terms)), key=lambda i: float(terms[i][1].mid()))
+        if any(not terms[i][1] < terms[j][1] for i, j in zip(order, order[1:])):
+            return None
+        terms = [terms[i] for i in order]
+        signs = [signs[i] for i in order]
+        changes = sum(1 for u, v in zip(signs, signs[1:]) if u != v)
+        mix = self.mix
+        xl, xr = self.window(float(phi.upper()))
+        if changes == 0 and signs[0] < 0:
+            return ShiftResult(arb(0), arb(0), None, 0, 0, 0, (), (xl, xr))
+        if changes != 1:
+            return None
+        sigma, h2 = mix.sigma, mix._half_inv_s2
+        left_positive = signs[0] > 0
+        f_c = np.array([float(c.mid()) for c, _ in terms])
+        f_mu = np.array([float(m.mid()) for _, m in terms])
+        s = mix._f_sig
+        pos = f_c > 0
+
+        def excess(x: float) -> float:  # log of the positive terms minus log of the negative ones (floats)
+            e = np.log(np.abs(f_c)) - (x - f_mu) ** 2 / (2 * s * s)
+            return float(np.logaddexp.reduce(e[pos]) - np.logaddexp.reduce(e[~pos]))
+
+        lo, hi = float(f_mu.min()) - 40 * s, float(f_mu.max()) + 40 * s
+        if not (excess(lo) > 0) == left_positive or not (excess(hi) > 0) != left_positive:
+            return None
+        for _ in range(200):  # float bisection: the root is unique
+            mid = 0.5 * (lo + hi)
+            if mid in (lo, hi):
+                break
+            if (excess(mid) > 0) == left_positive:
+                lo = mid
+            else:
+                hi = mid
+
+        def d_at(x: arb) -> arb:
+            return sum((c * (-_sqr(x - m) * h2).exp() for c, m in terms), arb(0))
+
+        half = 4 * (abs(lo) + abs(hi) + s) * 2.0 ** -52
+        for _ in range(12):
+            a, b = lo - half, hi + half
+            da, db = d_at(arb(a)), d_at(arb(b))
+            if (da > 0 and db < 0) if left_positive else (da < 0 and db > 0):
+                break
+            half *= 16
+        else:
+            return None
+
+        def side_mass(y: arb) -> arb:
+            if left_positive:
+                return sum((c * _ncdf((y - m) / sigma) for c, m in terms), arb(0))
+            return sum((c * _nsf((y - m) / sigma) for c, m in terms), arb(0))
+
+        fa, fb = side_mass(arb(a)), side_mass(arb(b))
+        box = _ball(a, b)
+        rise = arb(b - a) * d_at(box).abs_upper() * mix._norm
+        lower = fa.max(fb).lower().max(arb(0))
+        upper = (fa.max(fb) + rise).upper().min(arb(1))
+        cover = ((xl, b),) if left_positive else ((a, xr),)
+        return ShiftResult(lower, upper, None, 1, 0, 0, cover, (xl, xr))
 
     def _mode_sets(self, phi_a: arb, phi_b: arb, small: float = 0.0) -> list[tuple[float, float, arb, arb]] | None:
         """The ``x`` where ``x + [phi_a, phi_b]`` may hold a local maximum of ``f`` and ``D`` may be
@@ -2114,14 +2219,17 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
 
     def point(t: Fraction, enough: arb | None = None) -> ShiftResult:
         nonlocal best_lower, best_arg
-        if t not in points and enough is not None:
-            # at a tied shift (MG: phi = Delta) the components alone may bound H far below the goal:
-            # then its certified point value (slow there: D ~ 0 on long ranges) is not needed
-            tie = eng.tie_upper_bound(phi_of(t))
-            if tie is not None and tie <= enough:
-                points[t] = ShiftResult(arb(0), tie, None, 0, 0, 0)
         if t not in points:
-            r = eng.value_at(phi_of(t))
+            # at a tied shift (MG: phi = Delta) the merged terms give H at once; failing that, the
+            # weights alone may bound it far below the goal: then its certified point value (slow
+            # there: D ~ 0 on long ranges) is not needed
+            r = eng.tied_value(phi_of(t))
+            if r is None and enough is not None:
+                tie = eng.tie_upper_bound(phi_of(t))
+                if tie is not None and tie <= enough:
+                    r = ShiftResult(arb(0), tie, None, 0, 0, 0)
+            if r is None:
+                r = eng.value_at(phi_of(t))
             points[t] = r
             if r.lower > best_lower:
                 best_lower = r.lower
@@ -2156,7 +2264,8 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
                 top = end_a.max(end_b)
                 # the halves' chord bounds rise 4x less: when that would settle them, split at
                 # once instead of paying for a shift model (the chord bound is still valid here)
-                if chord <= goal or (CHORD_SPLIT and top + (chord - top) / 4 < goal):
+                # (not across a hinted argmax: its halves would lose the model centred on it)
+                if chord <= goal or (CHORD_SPLIT and not inside and top + (chord - top) / 4 < goal):
                     return chord.min(alt).upper(), False
         allowance = float((goal - end_a.max(end_b)).mid())  # what the model may add (a guide only)
         if not allowance > 0:
@@ -2220,6 +2329,16 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
         if len(finer) == len(start):
             break
         start = finer
+    # each interior hint gets an interval of width INITIAL_NEAR_PEAK centred on it (its model is
+    # centred there too): a dyadic cut a little beside the peak leaves an end value within a hair of
+    # the sup on each side, and then both neighbours need a shift model; the neighbours are as wide
+    half = INITIAL_NEAR_PEAK / 2
+    for c in interior:
+        cuts = {a for a, _ in start} | {Fraction(1)}
+        cuts = {x for x in cuts if not c - 4 * half < x < c + 4 * half} | {Fraction(0), Fraction(1)}
+        cuts |= {x for x in (c - 3 * half, c - half, c + half, c + 3 * half) if 0 < x < 1}
+        cuts = sorted(cuts)
+        start = list(zip(cuts, cuts[1:]))
     for ta, tb in start:
         up, fin = bound(ta, tb)
         heap.append((-float(up), counter, ta, tb, up, fin))
@@ -2247,8 +2366,17 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
             # remaining gap is that point enclosure's own width (precision / root pieces)
             break
         heapq.heappop(heap)
-        tm = (ta + tb) / 2
-        for a, b in ((ta, tm), (tm, tb)):
+        q = (tb - ta) / 4
+        hinted = [c for c in interior if ta + q <= c <= tb - q]
+        if hinted:
+            # keep the hinted argmax at the centre of a half-width interval (its model is centred
+            # there); bisecting at it would leave it at an end of both halves
+            c = hinted[0]
+            children = ((ta, c - q), (c - q, c + q), (c + q, tb))
+        else:
+            tm = (ta + tb) / 2
+            children = ((ta, tm), (tm, tb))
+        for a, b in children:
             u, f2 = bound(a, b)
             heapq.heappush(heap, (-float(u), counter, a, b, u, f2))
             counter += 1
