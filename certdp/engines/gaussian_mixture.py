@@ -118,11 +118,15 @@ with the crude enclosure above or is split off as ``0 <= int_Q D_+ <= excess`` (
 sup over ``I`` is ``H(phi_b)`` (a point evaluation), if ``H'(I) < 0`` it is ``H(phi_a)``; otherwise
 ``H(m) + rise`` bounds it (never worse than the Lipschitz bound from the ends), and ``I`` is
 split while its upper bound exceeds the best certified lower bound by more than the tolerance
-(or, in decision mode, until the comparison with the target is decided). Intervals are dyadic
-sub-intervals of ``[0, Delta]`` (graded towards a float argmax hint at the start), so they cover
-the shift range exactly. The centre ``m`` is the midpoint, or a float argmax hint inside ``I``:
+(or, in decision mode, until the comparison with the target is decided). Intervals are
+sub-intervals of ``[0, Delta]`` with rational ends that cover the shift range exactly: quarters,
+and around a float argmax hint an interval of width ``Delta / 16`` centred on it between two of
+the same width; an interval holding a hint is split into three, the hint staying at the centre of
+the middle one. The centre ``m`` is the midpoint, or a float argmax hint inside ``I``:
 there ``A ~ 0``, so a model with a certified negative slope bounds the peak by ``H(m)`` plus a
-negligible ``A^2 / (2 |B|)``. The model is also kept per sub-ball on a grid of 8 sub-balls through
+negligible ``A^2 / (2 |B|)``. With a hint, intervals away from it wider than ``Delta / 16`` are
+split without a model (their end values are below the goal by a margin that their halves'
+end-value bounds will show). The model is also kept per sub-ball on a grid of 8 sub-balls through
 ``m`` (:meth:`ShiftExpansion.piecewise_sup`), integrated from the point values at both ends and
 ``m``: the same second-order bound with each sub-ball's own, much narrower, slope enclosure.
 
@@ -984,7 +988,8 @@ ROOT_SLOPE_PARTS = 8  # sub-balls of the shift for the derivative of a clean roo
 SUB_ITERS = 2  # passes narrowing a root sub-box by its speed bound
 SUB_PARTS = 2  # parts of each root sub-box in its l_x enclosure (4: same intervals, slower)
 GRID_HALF = 4  # sub-balls on each side of the centre in the branch and bound's model grid
-INITIAL_NEAR_PEAK = Fraction(1, 16)  # width of the first intervals next to an interior argmax hint
+INITIAL_NEAR_PEAK = Fraction(1, 16)  # width of the first intervals around an interior argmax hint
+MODEL_AWAY_FROM_HINT = INITIAL_NEAR_PEAK  # with an argmax hinted elsewhere, wider intervals are split, not modelled
 # (sub-pieces, sub-balls of the shift) tried, in turn, to prove a root piece monotone in x
 CLEAN_ROOT_PARTS = ((1, 1), (4, 1), (16, 1), (16, 4))
 EXCESS_BUDGET = 96  # bisections per shift ball for the int D_+ bounds of its uncertain pieces
@@ -2267,6 +2272,10 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
                 # (not across a hinted argmax: its halves would lose the model centred on it)
                 if chord <= goal or (CHORD_SPLIT and not inside and top + (chord - top) / 4 < goal):
                     return chord.min(alt).upper(), False
+        if centres and not inside and tb - ta > MODEL_AWAY_FROM_HINT:
+            # the argmax is hinted elsewhere: a wide interval here is only below the goal by a margin
+            # its halves' end values will show; a model of it rarely settles it
+            return alt.upper(), False
         allowance = float((goal - end_a.max(end_b)).mid())  # what the model may add (a guide only)
         if not allowance > 0:
             if target is not None:
@@ -2314,24 +2323,11 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
     step = Fraction(1, initial)
     start = [(i * step, (i + 1) * step) for i in range(initial)]
     interior = [c for c in centres if 0 < c < 1]
-    # next to an interior argmax the split intervals are known in advance (the peak needs narrow
-    # ones): start with dyadic intervals no wider than their distance to the hint, down to
-    # INITIAL_NEAR_PEAK, instead of bounding (and failing on) their parents first
-    while interior:
-        finer = []
-        for ta, tb in start:
-            near = any(ta - (tb - ta) < c < tb + (tb - ta) for c in interior)
-            if near and tb - ta > INITIAL_NEAR_PEAK:
-                tm = (ta + tb) / 2
-                finer += [(ta, tm), (tm, tb)]
-            else:
-                finer.append((ta, tb))
-        if len(finer) == len(start):
-            break
-        start = finer
     # each interior hint gets an interval of width INITIAL_NEAR_PEAK centred on it (its model is
     # centred there too): a dyadic cut a little beside the peak leaves an end value within a hair of
-    # the sup on each side, and then both neighbours need a shift model; the neighbours are as wide
+    # the sup on each side, and then both neighbours need a shift model; the neighbours are as wide.
+    # Farther out the quarters stay whole: their end values are well below the goal, and the end
+    # value bounds (or splits, see MODEL_AWAY_FROM_HINT) settle them
     half = INITIAL_NEAR_PEAK / 2
     for c in interior:
         cuts = {a for a, _ in start} | {Fraction(1)}

@@ -334,6 +334,24 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
         mix, slack = multi_gaussian_core(t, e, d, components, e, target * arb("1e-12"))
         if not hint:
             hint.extend(mg_argmax_hint(float(t.mid()), float(epsilon), components, float(sensitivity)))
+        n = mg_grid_step(t, (arb_of(delta), arb_of(eta)), d)
+
+        def grid_lower(j: int) -> arb:
+            """Certified lower bound of H at the grid shift j Delta / n."""
+            return (hockey_stick_at_shift(mix, e, d * arb(j) / arb(n), delta_scale=float(delta)).lower - slack).lower()
+
+        def nearest_grid_index(shift: float) -> int:
+            return min(max(round(abs(shift) / float(sensitivity) * n), 1), n)
+
+        if missed_above is not None and t < missed_above and hint and n is not None:
+            # below the float candidate the probe is expected to violate (2): the grid shift next to
+            # the float argmax alone may settle it, without the sup's own point value there
+            j = nearest_grid_index(hint[0])
+            r_lower = grid_lower(j)
+            if r_lower > target:
+                if witnesses is not None:
+                    witnesses.append((t, j, n, r_lower))
+                return r_lower, arb(1), False
         res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=(target - slack).lower(),
                                   hints=hint)
         if _missed_peak(t, missed_above, res.lower - slack, target):
@@ -341,12 +359,10 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
         upper = (res.upper + slack).upper()
         lower = arb(0)
         if not upper <= target:
-            n = mg_grid_step(t, (arb_of(delta), arb_of(eta)), d)
             if n is not None:
-                j0 = round(abs(res.argmax) / float(sensitivity) * n)
+                j0 = nearest_grid_index(res.argmax)
                 for j in dict.fromkeys(min(max(j0 + k, 1), n) for k in (0, -1, 1)):  # nearest first
-                    phi = d * arb(j) / arb(n)
-                    r_lower = (hockey_stick_at_shift(mix, e, phi, delta_scale=float(delta)).lower - slack).lower()
+                    r_lower = grid_lower(j)
                     if r_lower > lower:
                         lower = r_lower
                         if r_lower > target:  # one grid point violating (2) settles it
