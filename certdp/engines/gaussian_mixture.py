@@ -962,9 +962,15 @@ class _Difference:
         # poor float root only costs the certified stage more work, never correctness
         wa, wb = fa.copy(), fb.copy()  # secant weights (halved at a stale end)
         side = np.zeros(a.shape)
+        tol = 1e-13 * (np.abs(a) + np.abs(b) + self.mix._f_sig)
         for _ in range(40):
             with np.errstate(invalid="ignore", divide="ignore"):
                 m = b - wb * (b - a) / (wb - wa)
+            # a secant point within tol of the bracket (at an end, even): the root is there to second
+            # order (regula falsi approaches it from one side; Illinois halvings would take ~30 steps)
+            near = np.isfinite(m) & (m >= a - tol) & (m <= b + tol) & (np.minimum(np.abs(m - a), np.abs(b - m)) <= tol)
+            if np.all((b - a <= tol) | near):
+                return list(np.where(near, np.clip(m, a, b), np.where(np.abs(fa) <= np.abs(fb), a, b)))
             m = np.where(np.isfinite(m) & (m > a) & (m < b), m, 0.5 * (a + b))
             fm = g(m)
             left = np.sign(fm) == np.sign(fa)  # the root is in [m, b]
@@ -973,7 +979,7 @@ class _Difference:
             wb = np.where(left & (side > 0), 0.5 * wb, wb)
             wa = np.where(~left & (side < 0), 0.5 * wa, wa)
             side = np.where(left, 1.0, -1.0)
-            if np.all(b - a <= 1e-13 * (np.abs(a) + np.abs(b) + self.mix._f_sig)):
+            if np.all(b - a <= tol):
                 break
         return list(np.where(np.abs(fa) <= np.abs(fb), a, b))
 
