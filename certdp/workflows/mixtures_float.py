@@ -190,8 +190,20 @@ def _refine_roots(ell_and_slope, a: np.ndarray, b: np.ndarray, ga: np.ndarray, x
     return x
 
 
+def root_grid_float(means: np.ndarray, logw: np.ndarray, sigma: float, max_shift: float,
+                    tail: float = 10.0) -> tuple[np.ndarray, np.ndarray]:
+    """``(xs, log f(xs))``: the root grid of :func:`mixture_hockey_stick_and_slope_float` for every
+    shift in ``[0, max_shift]`` at once (its unshifted half is then computed once per sigma)."""
+    xl = float(means.min()) - max_shift - tail * sigma
+    xr = float(means.max()) + tail * sigma
+    n = int(min(40000, max(ROOT_GRID_MIN, ROOT_GRID_PER_SIGMA * (xr - xl) / sigma)))
+    xs = np.linspace(xl, xr, n)
+    return xs, _logsumexp_rows(logw[None, :] - (xs[:, None] - means[None, :]) ** 2 / (2 * sigma * sigma))
+
+
 def mixture_hockey_stick_and_slope_float(means: np.ndarray, logw: np.ndarray, sigma: float, eps: float,
-                                         phi: float, tail: float = 10.0) -> tuple[float, float]:
+                                         phi: float, tail: float = 10.0,
+                                         grid: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, float]:
     """``(H(phi), H'(phi))`` with ``H(phi) = int (f(x + phi) - e^eps f(x))_+ dx`` for
     ``f = sum_k w_k N(m_k, sigma^2)``, in float64 (an estimate only).
 
@@ -199,12 +211,11 @@ def mixture_hockey_stick_and_slope_float(means: np.ndarray, logw: np.ndarray, si
     whose two ends are close to a root are resampled 32 times finer: a narrow run may hide there) and
     refined by safeguarded Newton steps; ``H`` is then a sum of Gaussian-CDF differences over
     the positive runs and ``H' = sum over runs [a, b] of f(b + phi) - f(a + phi)`` (the engine's
-    derivative formula, module docstring of :mod:`certdp.engines.gaussian_mixture`).
+    derivative formula, module docstring of :mod:`certdp.engines.gaussian_mixture`). ``grid``: a
+    :func:`root_grid_float` for a ``max_shift >= phi`` (same ``tail``), reused across shifts.
     """
-    xl = float(means.min()) - phi - tail * sigma
-    xr = float(means.max()) + tail * sigma
-    n = int(min(40000, max(ROOT_GRID_MIN, ROOT_GRID_PER_SIGMA * (xr - xl) / sigma)))
-    xs = np.linspace(xl, xr, n)
+    xs, base = grid if grid is not None else root_grid_float(means, logw, sigma, phi, tail)
+    xl, xr = float(xs[0]), float(xs[-1])
     inv = 1.0 / (2 * sigma * sigma)
 
     def ell(x: np.ndarray) -> np.ndarray:
@@ -223,7 +234,7 @@ def mixture_hockey_stick_and_slope_float(means: np.ndarray, logw: np.ndarray, si
         slope = ((pb * zb).sum(axis=1) / sb - (pa * za).sum(axis=1) / sa) * (2 * inv)
         return value, slope
 
-    g = ell(xs)
+    g = _logsumexp_rows(logw[None, :] - (xs[:, None] + phi - means[None, :]) ** 2 * inv) - base - eps
     idx = np.nonzero(np.sign(g[:-1]) * np.sign(g[1:]) < 0)[0]
     a, b, ga = xs[idx], xs[idx + 1], g[idx]
     # a narrow run (two roots in one cell, e.g. a near-tangency of f(. + phi) and e^eps f) hides in a
@@ -327,13 +338,17 @@ def _shift_argmax(hs, phis: np.ndarray, d: float) -> tuple[float, float]:
     return best, arg
 
 
-def _mg_shift_profile(means: np.ndarray, logw: np.ndarray, sigma: float, eps: float):
+def _mg_shift_profile(means: np.ndarray, logw: np.ndarray, sigma: float, eps: float, d: float):
     """``phi -> (H(phi), H'(phi))`` for one MG, memoised (Brent revisits its bracket ends)."""
     cache: dict[float, tuple[float, float]] = {}
+    grid: list = []  # the root grid for shifts up to d, built at the first call
 
     def hs(p: float) -> tuple[float, float]:
         if p not in cache:
-            cache[p] = mixture_hockey_stick_and_slope_float(means, logw, sigma, eps, p)
+            if not grid:
+                grid.append(root_grid_float(means, logw, sigma, d))
+            cache[p] = mixture_hockey_stick_and_slope_float(means, logw, sigma, eps, p,
+                                                            grid=grid[0] if 0 <= p <= d else None)
         return cache[p]
 
     return hs
@@ -343,7 +358,7 @@ def mg_profile_float(sigma: float, eps: float, k_max: int, d: float = 1.0, n_phi
                      shape_eps: float | None = None) -> tuple[float, float]:
     """(sup_{phi in [0, d]} H(phi), argmax) for MG(sigma, K) in float64 (grid + Brent on ``H'``)."""
     means, logw = _mg_components(eps if shape_eps is None else shape_eps, k_max, d)
-    return _shift_argmax(_mg_shift_profile(means, logw, sigma, eps), np.linspace(0.0, d, n_phi)[1:], d)
+    return _shift_argmax(_mg_shift_profile(means, logw, sigma, eps, d), np.linspace(0.0, d, n_phi)[1:], d)
 
 
 def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: float = 0.0,
@@ -385,7 +400,7 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
     peak: dict[str, float] = {}  # sigma, H'' at the last interior argmax found by a root search
 
     def sup_h(s: float, local: bool) -> float:
-        hs = _mg_shift_profile(means, logw, s, eps)
+        hs = _mg_shift_profile(means, logw, s, eps, d)
         return max(sup_h_grid(hs, s, local), near_shifts(hs))
 
     def sup_h_grid(hs, s: float, local: bool) -> float:
@@ -435,7 +450,7 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
 
     s_local = solve(local=True)
     tracked = sup_h(s_local, local=True)
-    hs_local = _mg_shift_profile(means, logw, s_local, eps)
+    hs_local = _mg_shift_profile(means, logw, s_local, eps, d)
     full = max(_shift_argmax(hs_local, np.linspace(0.0, d, 17)[1:], d)[0], near_shifts(hs_local))
     result = s_local
     if full > tracked * (1 + 1e-9):  # a worse shift away from the tracked one: search on the full grid
