@@ -757,6 +757,50 @@ def test_privacy_profile_sup_dominates_grid(sigma, eps, K, rel_tol):
     assert hi - seen <= mpmath.mpf(max(10 * rel_tol, 1e-8)) * hi, (lo, seen, hi, res.argmax)
 
 
+def test_peak_scale_matches_mpmath_curvature():
+    """``mg_peak_scale`` = ``sqrt(H / |H''|)`` at the float argmax, with ``H''`` from a 60-digit second
+    difference of the mpmath ``H`` (step 1/1024): agreement to 1e-3. None at the tied shift and
+    at a shift where ``H`` is convex."""
+    from certdp.workflows.mixtures_float import mg_argmax_hint, mg_peak_scale
+
+    sigma, eps, K = "0.318024263", "1", 10
+    c = mg_argmax_hint(float(sigma), 1.0, K, 1.0)[0]
+    q = Fraction(round(c * 2**20), 2**20)
+    h = Fraction(1, 1024)
+    vals = [ref_h(sigma, eps, K, q + k * h) for k in (-1, 0, 1)]
+    second = (vals[0] - 2 * vals[1] + vals[2]) / _mp(h) ** 2
+    ref = mpmath.sqrt(vals[1] / -second)
+    got = mg_peak_scale(float(sigma), 1.0, K, 1.0, float(q))
+    assert got is not None and abs(got / ref - 1) <= 1e-3, (got, ref)
+    assert mg_peak_scale(float(sigma), 1.0, K, 1.0, 1.0) is None
+    assert mg_peak_scale(float(sigma), 1.0, K, 1.0, 0.25) is None  # H convex there (its far tail)
+
+
+@pytest.mark.parametrize("peak_scale", [None, 0.005, 0.1, 5.0])
+def test_sup_decisions_do_not_depend_on_the_layout(peak_scale):
+    """The first intervals around the hint follow ``peak_scale`` (a float); the certified decisions must
+    not: with the target 1e-4 above the mpmath sup (at the float argmax, where ``H' = 0``) the
+    search decides "le" with ``upper`` above that value, 1e-4 below it decides "gt" with ``lower``
+    below it, for every width (1/64 to 1/8) and for a wrong extra hint."""
+    from certdp.workflows.mixtures_float import mg_argmax_hint
+
+    sigma, eps, K = "0.318024263", "1", 10
+    c = mg_argmax_hint(float(sigma), 1.0, K, 1.0)[0]
+    q = Fraction(round(c * 2**20), 2**20)
+    top = ref_h(sigma, eps, K, q)
+    for factor, decided in (("1.0001", "le"), ("0.9999", "gt")):
+        with working_precision(64):
+            e = arb(eps)
+            mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
+            res = privacy_profile_sup(mix, e, arb(1), symmetric=True, rel_tol=1e-9, hints=[c, 0.3],
+                                      target=arb(str(top * mpmath.mpf(factor))), peak_scale=peak_scale)
+        assert res.decided == decided, (peak_scale, factor, res.decided)
+        if decided == "le":
+            assert top <= _hi(res.upper)
+        else:
+            assert _lo(res.lower) <= top * (1 + mpmath.mpf("1e-12"))
+
+
 # ------------------------------------------------------------------------------------------
 # 3. logratio_sign (and interval_sign) soundness
 

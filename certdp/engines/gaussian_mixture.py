@@ -120,11 +120,12 @@ sup over ``I`` is ``H(phi_b)`` (a point evaluation), if ``H'(I) < 0`` it is ``H(
 split while its upper bound exceeds the best certified lower bound by more than the tolerance
 (or, in decision mode, until the comparison with the target is decided). Intervals are
 sub-intervals of ``[0, Delta]`` with rational ends that cover the shift range exactly: quarters,
-and around a float argmax hint an interval of width ``Delta / 16`` centred on it between two of
-the same width; an interval holding a hint is split into three, the hint staying at the centre of
-the middle one. The centre ``m`` is the midpoint, or a float argmax hint inside ``I``:
+and around a float argmax hint an interval centred on it between two of the same width (``Delta /
+16``, or a power of 2 near the float width of the peak: 1/8 for a broad peak, 1/32 for a sharp
+one); an interval holding a hint is split into three, the hint staying at the centre of the
+middle one. The centre ``m`` is the midpoint, or a float argmax hint inside ``I``:
 there ``A ~ 0``, so a model with a certified negative slope bounds the peak by ``H(m)`` plus a
-negligible ``A^2 / (2 |B|)``. With a hint, intervals away from it wider than ``Delta / 16`` are
+negligible ``A^2 / (2 |B|)``. With a hint, intervals away from it wider than the peak's are
 split without a model (their end values are below the goal by a margin that their halves'
 end-value bounds will show). The model is also kept per sub-ball on a grid of 8 sub-balls through
 ``m`` (:meth:`ShiftExpansion.piecewise_sup`), integrated from the point values at both ends and
@@ -994,8 +995,20 @@ ROOT_SLOPE_PARTS = 8  # sub-balls of the shift for the derivative of a clean roo
 SUB_ITERS = 2  # passes narrowing a root sub-box by its speed bound
 SUB_PARTS = 2  # parts of each root sub-box in its l_x enclosure (4: same intervals, slower)
 GRID_HALF = 4  # sub-balls on each side of the centre in the branch and bound's model grid
-INITIAL_NEAR_PEAK = Fraction(1, 16)  # width of the first intervals around an interior argmax hint
-MODEL_AWAY_FROM_HINT = INITIAL_NEAR_PEAK  # with an argmax hinted elsewhere, wider intervals are split, not modelled
+INITIAL_NEAR_PEAK = Fraction(1, 16)  # width of the first intervals around an interior argmax hint ...
+PEAK_SCALE_SHARE = 1.5  # ... or, given the peak's scale (H halves within it), the power of 2 nearest scale / this
+NEAR_PEAK_RANGE = (Fraction(1, 64), Fraction(1, 8))  # (narrowest, widest) of those widths
+
+
+def _near_peak_width(peak_scale: float | None) -> Fraction:
+    """Width (in units of the shift range) of the first intervals around an interior hint: the power
+    of 2 nearest ``peak_scale / PEAK_SCALE_SHARE`` within ``NEAR_PEAK_RANGE``, or INITIAL_NEAR_PEAK.
+    A float choice of where to cut only: it never enters a bound."""
+    if peak_scale is None or not peak_scale > 0 or not math.isfinite(peak_scale):
+        return INITIAL_NEAR_PEAK
+    k = round(math.log2(PEAK_SCALE_SHARE / peak_scale))
+    lo, hi = NEAR_PEAK_RANGE
+    return min(max(Fraction(1, 2 ** k) if k >= 0 else Fraction(2 ** -k), lo), hi)
 # (sub-pieces, sub-balls of the shift) tried, in turn, to prove a root piece monotone in x
 CLEAN_ROOT_PARTS = ((1, 1), (4, 1), (16, 1), (16, 4))
 EXCESS_BUDGET = 96  # bisections per shift ball for the int D_+ bounds of its uncertain pieces
@@ -2220,7 +2233,8 @@ def _quadratic_rise(alpha: arb, beta: arb, h: arb) -> arb:
 
 def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb | None,
                        max_intervals: int, initial: int, trace: list | None = None,
-                       hints: Sequence[float] = ()) -> tuple[arb, arb, float, int, int, str | None]:
+                       hints: Sequence[float] = (), near_peak: Fraction = INITIAL_NEAR_PEAK
+                       ) -> tuple[arb, arb, float, int, int, str | None]:
     best_lower = arb(0)
     best_arg = 0.0
     points: dict[Fraction, ShiftResult] = {}
@@ -2278,7 +2292,7 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
                 # (not across a hinted argmax: its halves would lose the model centred on it)
                 if chord <= goal or (CHORD_SPLIT and not inside and top + (chord - top) / 4 < goal):
                     return chord.min(alt).upper(), False
-        if centres and not inside and tb - ta > MODEL_AWAY_FROM_HINT:
+        if centres and not inside and tb - ta > near_peak:
             # the argmax is hinted elsewhere: a wide interval here is only below the goal by a margin
             # its halves' end values will show; a model of it rarely settles it
             return alt.upper(), False
@@ -2329,12 +2343,12 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
     step = Fraction(1, initial)
     start = [(i * step, (i + 1) * step) for i in range(initial)]
     interior = [c for c in centres if 0 < c < 1]
-    # each interior hint gets an interval of width INITIAL_NEAR_PEAK centred on it (its model is
+    # each interior hint gets an interval of width near_peak centred on it (its model is
     # centred there too): a dyadic cut a little beside the peak leaves an end value within a hair of
     # the sup on each side, and then both neighbours need a shift model; the neighbours are as wide.
     # Farther out the quarters stay whole: their end values are well below the goal, and the end
-    # value bounds (or splits, see MODEL_AWAY_FROM_HINT) settle them
-    half = INITIAL_NEAR_PEAK / 2
+    # value bounds (or splits of those wider than near_peak, see bound()) settle them
+    half = near_peak / 2
     for c in interior:
         cuts = {a for a, _ in start} | {Fraction(1)}
         cuts = {x for x in cuts if not c - 4 * half < x < c + 4 * half} | {Fraction(0), Fraction(1)}
@@ -2390,7 +2404,7 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
 def privacy_profile_sup(mix: GaussianMixture, epsilon: arb, sensitivity: arb, *, symmetric: bool,
                         rel_tol: float = 1e-12, target: arb | None = None, delta_scale: float | None = None,
                         max_intervals: int = 4000, initial: int = 4,
-                        hints: Sequence[float] = ()) -> SupResult:
+                        hints: Sequence[float] = (), peak_scale: float | None = None) -> SupResult:
     """Certified enclosure of ``delta(eps) = sup_{|phi| <= Delta} H(phi)``.
 
     ``symmetric=True`` is the caller's statement that ``f(-x) = f(x)`` (then ``H(-phi) = H(phi)``
@@ -2401,7 +2415,10 @@ def privacy_profile_sup(mix: GaussianMixture, epsilon: arb, sensitivity: arb, *,
     (eps, target)-DP) or ``lower > target`` (decided "gt": it is not), so a calibration decision
     costs only the evaluations it needs. ``lower``/``upper`` are certified in every case; when
     the search runs out of ``max_intervals`` they are still valid, only wider. ``hints`` are float
-    shifts (e.g. a float argmax) evaluated first; they only speed up a "gt" decision.
+    shifts (e.g. a float argmax) evaluated first; they speed up a "gt" decision and the first
+    intervals are laid out around them, ``Delta / 16`` wide or, with ``peak_scale`` (a float
+    distance over which ``H`` halves next to the hint), about ``peak_scale / 1.5``. Floats only
+    choose cut points: the bounds hold whatever they are.
     """
     scale = delta_scale if delta_scale is not None else (float(target) if target is not None else 1e-6)
     lowers, uppers, args = [], [], []
@@ -2410,8 +2427,10 @@ def privacy_profile_sup(mix: GaussianMixture, epsilon: arb, sensitivity: arb, *,
     mixes = [mix] if symmetric else [mix, mix.mirrored()]
     for m in mixes:
         eng = _Engine(m, epsilon, scale, rel_tol)
-        lo, up, arg, ni, npnt, dec = _sup_one_direction(eng, sensitivity, rel_tol, target, max_intervals, initial,
-                                                        hints=[abs(h) / float(sensitivity) for h in hints])
+        lo, up, arg, ni, npnt, dec = _sup_one_direction(
+            eng, sensitivity, rel_tol, target, max_intervals, initial,
+            hints=[abs(h) / float(sensitivity) for h in hints],
+            near_peak=_near_peak_width(None if peak_scale is None else peak_scale / float(sensitivity)))
         lowers.append(lo)
         uppers.append(up)
         args.append(arg)

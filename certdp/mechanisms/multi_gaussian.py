@@ -120,17 +120,21 @@ class MultiGaussian(Mechanism):
     def profile_bounds(cls, value: arb, epsilon: arb, components: int = 1, sensitivity: Fraction = Fraction(1),
                        shape_epsilon: Fraction | None = None, rel_tol: float = 1e-7,
                        target: arb | None = None, hints: Sequence[float] | None = None,
-                       argmax_out: list[float] | None = None) -> tuple[arb, arb]:
+                       argmax_out: list[float] | None = None, peak_scale: float | None = None) -> tuple[arb, arb]:
         """``(lower, upper)`` with ``lower <= delta(eps) <= upper`` (exact engine, seed 000 MG).
 
-        ``hints``: float worst shifts (default: the float guide's at ``value``); they only speed up
-        the search. ``argmax_out`` receives the shift of the best certified lower bound."""
+        ``hints``: float worst shifts (default: the float guide's at ``value``), and ``peak_scale``
+        the float width of the peak there (default with the default hints: the guide's); they only
+        speed up the search. ``argmax_out`` receives the shift of the best certified lower bound."""
         se = epsilon if shape_epsilon is None else arb_of(shape_epsilon)
         d = arb_of(sensitivity)
         if target is not None and shape_epsilon is None and hints is None:
-            from certdp.workflows.mixtures_float import mg_argmax_hint
+            from certdp.workflows.mixtures_float import mg_argmax_hint, mg_peak_scale
 
             hints = mg_argmax_hint(float(value.mid()), float(epsilon.mid()), components, float(sensitivity))
+            if hints and peak_scale is None:
+                peak_scale = mg_peak_scale(float(value.mid()), float(epsilon.mid()), components, float(sensitivity),
+                                           hints[0])
         hints = list(hints or [])
         if target is not None and shape_epsilon is None:
             # outer components below 1e-12 of the target (their effect is added to the bounds)
@@ -138,7 +142,8 @@ class MultiGaussian(Mechanism):
         else:
             mix, slack = multi_gaussian_mixture(value, se, d, components), arb(0)
         core_target = None if target is None else (target - slack).lower()  # "le" on the core then holds for MG
-        res = privacy_profile_sup(mix, epsilon, d, symmetric=True, rel_tol=rel_tol, target=core_target, hints=hints)
+        res = privacy_profile_sup(mix, epsilon, d, symmetric=True, rel_tol=rel_tol, target=core_target, hints=hints,
+                                  peak_scale=peak_scale)
         if argmax_out is not None:
             argmax_out.append(res.argmax)
         return (res.lower - slack).max(arb(0)).lower(), (res.upper + slack).upper()

@@ -323,9 +323,10 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
     """
     from certdp.engines.gaussian_mixture import hockey_stick_at_shift, privacy_profile_sup
     from certdp.mechanisms.multi_gaussian import multi_gaussian_core
-    from certdp.workflows.mixtures_float import mg_argmax_hint
+    from certdp.workflows.mixtures_float import mg_argmax_hint, mg_peak_scale
 
     hint: list[float] = list(hints)  # the float argmax barely moves across the bracket's probes: find it once
+    scale: list[float | None] = []  # and so does the width of its peak
 
     def profile(t: arb) -> tuple[arb, arb, bool]:
         e, d = arb_of(epsilon), arb_of(sensitivity)
@@ -334,6 +335,9 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
         mix, slack = multi_gaussian_core(t, e, d, components, e, target * arb("1e-12"))
         if not hint:
             hint.extend(mg_argmax_hint(float(t.mid()), float(epsilon), components, float(sensitivity)))
+        if not scale:
+            scale.append(mg_peak_scale(float(t.mid()), float(epsilon), components, float(sensitivity), hint[0])
+                         if hint else None)
         n = mg_grid_step(t, (arb_of(delta), arb_of(eta)), d)
 
         def grid_lower(j: int) -> arb:
@@ -353,7 +357,7 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
                     witnesses.append((t, j, n, r_lower))
                 return r_lower, arb(1), False
         res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=(target - slack).lower(),
-                                  hints=hint)
+                                  hints=hint, peak_scale=scale[0])
         if _missed_peak(t, missed_above, res.lower - slack, target):
             raise _MissedPeak(res.argmax)
         upper = (res.upper + slack).upper()
@@ -472,12 +476,13 @@ def exact_calibration(mechanism: str, *, epsilon: object, delta: object, rtol: o
     dq = parse_probability(delta, "delta")
     tol = parse_positive(rtol, "rtol")
     params = resolve_fixed(cls, fixed)
-    from certdp.workflows.mixtures_float import mg_sigma_float, qg_paper_sigma_float
+    from certdp.workflows.mixtures_float import mg_peak_scale, mg_sigma_float, qg_paper_sigma_float
 
     # MG (own shape): the float guide's worst shift goes to the certified search, and a first probe
     # certified far above the target (a peak the guide missed) sends its argmax back to the guide
     mg_guided = cls.name == "multi-gaussian" and params.get("shape_epsilon") is None
     hints: list[float] = []
+    scale: list[float | None] = []  # float width of the peak at the guide's worst shift (found once)
 
     def mg_candidate(shifts: Sequence[float] = ()) -> float | None:
         try:
@@ -490,7 +495,10 @@ def exact_calibration(mechanism: str, *, epsilon: object, delta: object, rtol: o
         def profile(t: arb) -> tuple[arb, arb]:
             extra: dict[str, Any] = {}
             if mg_guided and hints:
-                extra = {"hints": list(hints), "argmax_out": []}
+                if not scale:
+                    scale.append(mg_peak_scale(float(t.mid()), float(eps), params["components"],
+                                               float(params["sensitivity"]), hints[0]))
+                extra = {"hints": list(hints), "argmax_out": [], "peak_scale": scale[0]}
             low, high = cls.profile_bounds(t, arb_of(eps), rel_tol=1e-9, target=arb_of(dq), **params, **extra)
             if extra and _missed_peak(t, first, low, arb_of(dq)):
                 raise _MissedPeak(extra["argmax_out"][-1])
@@ -512,6 +520,7 @@ def exact_calibration(mechanism: str, *, epsilon: object, delta: object, rtol: o
         hints.clear()
         candidate = mg_candidate([miss.shift])
         hints[:] = hints[-1:] + [miss.shift]  # the guide's worst shift and the engine's
+        scale.clear()
         br = certified_monotone_bracket(profile_from(None), dq, increasing=False, candidate=candidate, rtol=tol)
     mono = ("delta non-increasing in sigma (seed 000 Lemma 3.4), so every sigma >= value is private"
             if cls.name == "multi-gaussian" else

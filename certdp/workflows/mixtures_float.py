@@ -16,7 +16,7 @@ from scipy.special import log_ndtr, ndtr
 __all__ = ["qg_sigma1_float", "qg_sigma2_float", "qg_paper_sigma_float", "analytic_gaussian_sigma_float",
            "qg_moments_float", "mg_moments_float",
            "mixture_hockey_stick_float", "mixture_hockey_stick_and_slope_float", "mg_profile_float",
-           "mg_sigma_float", "mg_argmax_hint", "qg_extremum_float"]
+           "mg_sigma_float", "mg_argmax_hint", "mg_peak_scale", "qg_extremum_float"]
 
 
 def _h_sum(sigma: float, eps: float, delta: float, d: float) -> float:
@@ -458,6 +458,24 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
     if argmax is not None and last_arg:
         argmax.append(last_arg[0])
     return result
+
+
+def mg_peak_scale(sigma: float, epsilon: float, components: int, sensitivity: float, shift: float) -> float | None:
+    """``sqrt(H / |H''|)`` at ``shift`` for MG(sigma, K), in float64: about the distance over which ``H``
+    halves next to a peak there (None unless ``H > 0`` and ``H'' < 0`` at an interior shift). A hint
+    for the layout of the certified shift search; it decides nothing."""
+    d = float(sensitivity)
+    if not 0 < shift < _SLOPE_END * d:
+        return None
+    try:
+        means, logw = _mg_components(epsilon, components, d)
+        hs = _mg_shift_profile(means, logw, sigma, epsilon, d)
+        step = 1e-3 * d
+        h = hs(shift)[0]
+        curvature = (hs(shift + step)[1] - hs(shift - step)[1]) / (2 * step)
+    except (ValueError, ArithmeticError):
+        return None
+    return math.sqrt(h / -curvature) if h > 0 and curvature < 0 else None
 
 
 def mg_argmax_hint(sigma: float, epsilon: float, components: int, sensitivity: float) -> list[float]:
