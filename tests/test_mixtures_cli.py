@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import mpmath
 from click.testing import CliRunner
 
 from certdp.cli.main import cli
@@ -94,3 +95,36 @@ def test_optimize_multi_gaussian_best_k():
     ref = mg_moments_float(sigma, 0.25, out["best_K"])[0]
     assert lo * (1 - 1e-12) <= ref <= hi * (1 + 1e-12)
     assert out["certificate"]["method"] == "paper-thm-3.2"
+
+
+def _mp_mean_abs(sigma, eps, k_max):
+    """E|X| of MG(sigma, K) (Delta = 1) at 50 digits by the folded-normal formula per component."""
+    with mpmath.workdps(50):
+        s, e = mpmath.mpf(str(sigma)), mpmath.mpf(eps)
+        w = {k: mpmath.exp(-abs(k) * e) for k in range(-k_max, k_max + 1)}
+        z = sum(w.values())
+        return +sum(wk / z * (s * mpmath.sqrt(2 / mpmath.pi) * mpmath.exp(-k * k / (2 * s * s))
+                              + k * (1 - 2 * mpmath.ncdf(-k / s))) for k, wk in w.items())
+
+
+def test_optimize_multi_gaussian_certified_search():
+    """--certify-search at (eps = 1, delta = 0.01), K <= 6: every K's certified l1 interval contains
+    the 50-digit E|X| at both ends of its certified sigma bracket (loss increasing in sigma), the
+    best K (4) is certified (its interval lies below all others) and is the float search's argmin."""
+    from certdp.workflows.mixtures_mg_tables import mg_best_k_certified, mg_best_k_float
+
+    r = _run(["optimize", "multi-gaussian", "-e", "1", "-d", "0.01", "--max-components", "6",
+              "--certify-search", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["decided"] and out["best_K"] == [4], out["best_K"]
+    res = mg_best_k_certified("1", "0.01", "l1", range(1, 7))
+    floats = mg_best_k_float(1.0, 0.01, range(1, 7))
+    assert min(floats, key=lambda k: floats[k][1]) == 4
+    for k, (lo, hi) in res.losses.items():
+        s_lo, s_hi = res.certificates[k].interval
+        with mpmath.workdps(50):
+            assert mpmath.mpf(lo) <= _mp_mean_abs(s_lo, 1, k) and _mp_mean_abs(s_hi, 1, k) <= mpmath.mpf(hi), k
+        if k != 4:
+            assert float(res.losses[4][1]) < float(lo)
+    assert out["certified_losses"]["4"] == list(res.losses[4])

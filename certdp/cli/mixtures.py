@@ -7,7 +7,7 @@ import sys
 import click
 
 from certdp.cli.common import (
-    console, delta_option, emit_certificate, epsilon_option, json_option, output_option, print_json,
+    EXIT_CODES, console, delta_option, emit_certificate, epsilon_option, json_option, output_option, print_json,
     rtol_option, sensitivity_option,
 )
 from certdp.cli.groups import audit, calibrate, cli, optimize, profile, table
@@ -387,16 +387,20 @@ def table_multi_gaussian(as_json, workers, audit_timeout, certify_cells, certify
 @click.option("--loss", type=click.Choice(["l1", "l2"]), default="l1", show_default=True)
 @click.option("--max-components", type=int, default=20, show_default=True, help="Search K in [1, max].")
 @click.option("--eta", default="0.01", show_default=True)
+@click.option("--certify-search", is_flag=True,
+              help="Certify the search too: Alg. 1 sigma and loss enclosures for every K (~1 s per K).")
 @json_option
-def optimize_mg(epsilon, delta, loss, max_components, eta, as_json):
+def optimize_mg(epsilon, delta, loss, max_components, eta, certify_search, as_json):
     """Best K in [1, max] for the l1 or l2 loss of MG (seed 000 App. D.1), winner certified.
 
-    The search over K is float64 (it only chooses K); the chosen K's Alg. 1 sigma is certified and
-    its loss is evaluated on that certified sigma.
+    By default the search over K is float64 (it only chooses K); the chosen K's Alg. 1 sigma is
+    certified and its loss is evaluated on that certified sigma. With --certify-search every K's
+    sigma is certified and K is proven best by disjoint loss enclosures (or the K that cannot be
+    told apart are listed).
     """
     from certdp.numbers import parse_positive, parse_probability
     from certdp.workflows.mixtures import mg_paper_calibration
-    from certdp.workflows.mixtures_mg_tables import mg_best_k_float
+    from certdp.workflows.mixtures_mg_tables import mg_best_k_certified, mg_best_k_float
 
     e = parse_positive(epsilon, "epsilon")
     d = parse_probability(delta, "delta")
@@ -404,6 +408,27 @@ def optimize_mg(epsilon, delta, loss, max_components, eta, as_json):
     if max_components < 1:
         raise InputError("max-components", "must be >= 1")
     from rich.progress import Progress
+
+    if certify_search:
+        with Progress(console=console, transient=True, disable=as_json) as bar:
+            task = bar.add_task("certified Alg. 1 per K", total=max_components)
+            res = mg_best_k_certified(e, d, loss, range(1, max_components + 1), et,
+                                      progress=lambda k: bar.advance(task))
+        out = {"best_K": res.best, "decided": res.decided, "loss": loss,
+               "certified_losses": {k: list(v) for k, v in res.losses.items()}}
+        winner = res.certificates[res.best[0]] if res.decided else None
+        if winner is not None:
+            out["certificate"] = winner.to_dict()
+        if as_json:
+            print_json(out)
+            return
+        for k, (lo, hi) in res.losses.items():
+            console.print(f"K = {k:2d}: {loss} loss in [{lo}, {hi}]" + ("  <- best" if k in res.best else ""))
+        if winner is None:
+            console.print(f"UNDECIDED: K in {res.best} have overlapping certified {loss} losses")
+            sys.exit(EXIT_CODES["UNDECIDED"])
+        console.print(f"best K = {res.best[0]} ({loss}), certified: its loss interval lies below every other K's")
+        sys.exit(emit_certificate(winner, False, None))
 
     table: dict = {}
     with Progress(console=console, transient=True, disable=as_json) as bar:

@@ -26,7 +26,7 @@ from flint import arb
 
 from certdp.numbers import arb_of, decimal_bounds, working_precision
 
-__all__ = ["PAPER_TABLE3", "PAPER_TABLE4", "mg_best_k_float", "MGCell", "mg_cell", "mg_cell_float",
+__all__ = ["PAPER_TABLE3", "PAPER_TABLE4", "mg_best_k_float", "mg_best_k_certified", "BestK", "MGCell", "mg_cell", "mg_cell_float",
            "implied_sigma", "audit_mg_sigma", "audit_printed_cell", "certify_cell", "run_with_timeout"]
 
 PAPER_TABLE3 = [  # best K for l1, rows = DELTAS, columns = EPSILONS (mixtures_tables)
@@ -80,6 +80,58 @@ def mg_best_k_float(eps: float, delta: float, ks: range = range(1, 21), eta: flo
         l1, l2 = mg_moments_float(s, eps, k, d)
         out[k] = (s, l1, l2)
     return out
+
+
+@dataclass
+class BestK:
+    """Result of :func:`mg_best_k_certified`: ``losses[K] = (lower, upper)`` (decimal strings) holds the
+    loss of MG at Alg. 1's sigma for each K; ``best`` is the set of K not certified worse than
+    another (one K when the search is decided); ``certificates`` are the per-K calibrations."""
+
+    loss: str
+    losses: dict[int, tuple[str, str]]
+    best: list[int]
+    certificates: dict[int, Any]
+
+    @property
+    def decided(self) -> bool:
+        return len(self.best) == 1
+
+
+def mg_best_k_certified(epsilon: object, delta: object, loss: str = "l1", ks: range = range(1, 21),
+                        eta: object = Fraction(1, 100), progress: Any = None) -> BestK:
+    """The K in ``ks`` minimising the l1 (``E|X|``) or l2 (``E X^2``) loss of MG(sigma_K, K), with
+    sigma_K Alg. 1's sigma (Thm 3.2), *certified*.
+
+    Each sigma_K is bracketed by :func:`~certdp.workflows.mixtures.mg_paper_calibration` (rtol 1e-6):
+    Alg. 1's sigma lies in ``[lo_K, hi_K]``. Both losses increase with sigma at fixed K
+    (``E X^2 = sigma^2 + Delta^2 sum_k p_k k^2``; ``d/dsigma E|N(m, sigma^2)| = 2 phi(m / sigma) > 0``
+    for every component), so the loss at Alg. 1's sigma lies in ``[loss(lo_K), loss(hi_K)]`` (Arb, 128
+    bits). K is certified best when its upper end is below every other K's lower end; otherwise
+    ``best`` lists every K whose interval meets the smallest upper end (losses within ~1e-6 cannot
+    be told apart at this rtol). ``progress(K)`` is called after each K (a progress bar)."""
+    from certdp.mechanisms.multi_gaussian import MultiGaussian
+    from certdp.workflows.mixtures import mg_paper_calibration
+
+    if loss not in ("l1", "l2"):
+        raise ValueError("loss must be 'l1' or 'l2'")
+    certificates: dict[int, Any] = {}
+    bounds: dict[int, tuple[arb, arb]] = {}
+    for k in ks:
+        cert = mg_paper_calibration(epsilon=epsilon, delta=delta, components=k, eta=eta)
+        certificates[k] = cert
+        ends = []
+        with working_precision(128):
+            for sigma in cert.interval:
+                m = MultiGaussian(Fraction(sigma), components=k, shape_epsilon=Fraction(cert.inputs["epsilon"]))
+                ends.append(m.mean_abs() if loss == "l1" else m.mean_square())
+        bounds[k] = (ends[0].lower(), ends[1].upper())
+        if progress is not None:
+            progress(k)
+    smallest_upper = min(bounds.values(), key=lambda b: float(b[1]))[1]
+    best = [k for k, (lo, _) in bounds.items() if not lo > smallest_upper]
+    losses = {k: (decimal_bounds(lo)[0], decimal_bounds(up)[1]) for k, (lo, up) in bounds.items()}
+    return BestK(loss, losses, best, certificates)
 
 
 def _pk_k2(eps: arb, k_max: int) -> arb:
