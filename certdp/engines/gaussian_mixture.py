@@ -120,9 +120,9 @@ sup over ``I`` is ``H(phi_b)`` (a point evaluation), if ``H'(I) < 0`` it is ``H(
 split while its upper bound exceeds the best certified lower bound by more than the tolerance
 (or, in decision mode, until the comparison with the target is decided). Intervals are
 sub-intervals of ``[0, Delta]`` with rational ends that cover the shift range exactly: quarters,
-and around a float argmax hint an interval centred on it between two of the same width (``Delta /
-16``, or a power of 2 near the float width of the peak: 1/8 for a broad peak, 1/32 for a sharp
-one); an interval holding a hint is split into three, the hint staying at the centre of the
+and around a float argmax hint an interval centred on it (``Delta / 16``, or a power of 2 near the
+float width of the peak: 1/8 for a broad peak, 1/32 for a sharp one) with neighbours half as wide,
+then doubling outwards up to the quarters; an interval holding a hint is split into three, the hint staying at the centre of the
 middle one. The centre ``m`` is the midpoint, or a float argmax hint inside ``I``:
 there ``A ~ 0``, so a model with a certified negative slope bounds the peak by ``H(m)`` plus a
 negligible ``A^2 / (2 |B|)``. With a hint, intervals away from it wider than the peak's are
@@ -2343,16 +2343,23 @@ def _sup_one_direction(eng: _Engine, delta_max: arb, rel_tol: float, target: arb
     step = Fraction(1, initial)
     start = [(i * step, (i + 1) * step) for i in range(initial)]
     interior = [c for c in centres if 0 < c < 1]
-    # each interior hint gets an interval of width near_peak centred on it (its model is
-    # centred there too): a dyadic cut a little beside the peak leaves an end value within a hair of
-    # the sup on each side, and then both neighbours need a shift model; the neighbours are as wide.
-    # Farther out the quarters stay whole: their end values are well below the goal, and the end
-    # value bounds (or splits of those wider than near_peak, see bound()) settle them
+    # each interior hint gets an interval of width near_peak centred on it (its model is centred
+    # there too): a dyadic cut a little beside the peak leaves an end value within a hair of the
+    # sup on each side, and then both neighbours need a shift model. Outwards the intervals double
+    # up to the quarters: the farther from the peak, the farther below the goal the end values,
+    # and the wider the interval that the end value bounds settle (or splits of those wider than
+    # near_peak, see bound())
     half = near_peak / 2
     for c in interior:
         cuts = {a for a, _ in start} | {Fraction(1)}
-        cuts = {x for x in cuts if not c - 4 * half < x < c + 4 * half} | {Fraction(0), Fraction(1)}
-        cuts |= {x for x in (c - 3 * half, c - half, c + half, c + 3 * half) if 0 < x < 1}
+        reach = half  # cuts at c +- half, c +- 2 half, ... up to a quarter of the range
+        while 4 * reach <= Fraction(1, 4):
+            reach *= 2
+        cuts = {x for x in cuts if not c - 2 * reach < x < c + 2 * reach} | {Fraction(0), Fraction(1)}
+        r = half
+        while r <= reach:
+            cuts |= {x for x in (c - r, c + r) if 0 < x < 1}
+            r *= 2
         cuts = sorted(cuts)
         start = list(zip(cuts, cuts[1:]))
     for ta, tb in start:
