@@ -293,7 +293,8 @@ def _slope_root(hs, lo: float, hi: float, d: float) -> tuple[float, float] | Non
     return hs(p)[0], p
 
 
-PEAK_TRACK_STEP = 1e-3  # relative sigma step below which the guide's argmax moves by one Newton step
+PEAK_TRACK_STEP = 1e-2  # relative sigma step below which the guide's argmax moves by one Newton step
+PEAK_TRACK_MOVE = 1e-3  # ... if that step moves it by less than this (in units of Delta)
 CELL_PARTS = 8  # sub-cells searched for roots of H' in a grid cell where the slope falls from + to -
 
 
@@ -413,7 +414,7 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
                 # the H'' found there; the value H + H'^2 / 2|H''| is exact to third order
                 h0, d0 = hs(p0)
                 move = -d0 / peak["curvature"]
-                if abs(move) < 1e-4 * d:
+                if abs(move) < PEAK_TRACK_MOVE * d:
                     last_arg[0] = p0 + move
                     return h0 - d0 * d0 / (2 * peak["curvature"])
             found = _slope_root(hs, max(p0 - d / 8, 0.0), min(p0 + d / 8, _SLOPE_END * d), d)
