@@ -1628,12 +1628,13 @@ class _Engine:
         *Rule of signs.* ``D(x) e^{x^2 / 2 s^2} sqrt(2 pi) s = sum_m c_m e^{-mu_m^2 / 2 s^2}
         e^{x mu_m / s^2}`` is an exponential sum with distinct exponents, so ``D`` has at most as
         many real zeros as the ``c_m``, ordered by ``mu_m``, have sign changes (Laguerre's
-        extension of Descartes' rule, Polya-Szego V.77). With one change ``D`` has exactly one
-        root ``r`` and one sign on each side (at ``-inf`` that of the leftmost term); MG at
-        ``phi = Delta`` has signs ``+, -, ..., -``. Then ``H = F(r)`` with ``F(y) = int_{-inf}^y D``
-        (or the mass above ``r`` when the positive side is the right one), and on a box
-        ``[a, b]`` holding ``r`` with certified signs of ``D`` at its ends, ``F`` is largest at
-        ``r``: ``max(F(a), F(b)) <= H <= max(F(a), F(b)) + (b - a) sup_[a, b] |D|``. With no sign change
+        extension of Descartes' rule; Polya and Szego, Problems and Theorems II, Part V, Chap. 1).
+        With one change ``D`` has exactly one root ``r`` and one sign on each side (at ``-inf``
+        that of the leftmost term); MG at ``phi = Delta`` has signs ``+, -, ..., -``. Then
+        ``H = F(r)`` with ``F(y) = int_{-inf}^y D`` (or the mass above ``r`` when the positive side
+        is the right one), and on a box ``[a, b]`` holding ``r`` with certified signs of ``D`` at
+        its ends, ``F`` is largest at ``r``:
+        ``max(F(a), F(b)) <= H <= max(F(a), F(b)) + (b - a) sup_[a, b] |D|``. With no sign change
         ``D <= 0`` and ``H = 0``."""
         terms = self._tied_terms(phi)
         if terms is None:
