@@ -190,7 +190,7 @@ def _refine_roots(ell_and_slope, a: np.ndarray, b: np.ndarray, ga: np.ndarray, x
     return x
 
 
-def root_grid_float(means: np.ndarray, logw: np.ndarray, sigma: float, max_shift: float,
+def _root_grid_float(means: np.ndarray, logw: np.ndarray, sigma: float, max_shift: float,
                     tail: float = 10.0) -> tuple[np.ndarray, np.ndarray]:
     """``(xs, log f(xs))``: the root grid of :func:`mixture_hockey_stick_and_slope_float` for every
     shift in ``[0, max_shift]`` at once (its unshifted half is then computed once per sigma)."""
@@ -212,9 +212,9 @@ def mixture_hockey_stick_and_slope_float(means: np.ndarray, logw: np.ndarray, si
     refined by safeguarded Newton steps; ``H`` is then a sum of Gaussian-CDF differences over
     the positive runs and ``H' = sum over runs [a, b] of f(b + phi) - f(a + phi)`` (the engine's
     derivative formula, module docstring of :mod:`certdp.engines.gaussian_mixture`). ``grid``: a
-    :func:`root_grid_float` for a ``max_shift >= phi`` (same ``tail``), reused across shifts.
+    :func:`_root_grid_float` for a ``max_shift >= phi`` (same ``tail``), reused across shifts.
     """
-    xs, base = grid if grid is not None else root_grid_float(means, logw, sigma, phi, tail)
+    xs, base = grid if grid is not None else _root_grid_float(means, logw, sigma, phi, tail)
     xl, xr = float(xs[0]), float(xs[-1])
     inv = 1.0 / (2 * sigma * sigma)
 
@@ -347,7 +347,7 @@ def _mg_shift_profile(means: np.ndarray, logw: np.ndarray, sigma: float, eps: fl
     def hs(p: float) -> tuple[float, float]:
         if p not in cache:
             if not grid:
-                grid.append(root_grid_float(means, logw, sigma, d))
+                grid.append(_root_grid_float(means, logw, sigma, d))
             cache[p] = mixture_hockey_stick_and_slope_float(means, logw, sigma, eps, p,
                                                             grid=grid[0] if 0 <= p <= d else None)
         return cache[p]
