@@ -439,14 +439,13 @@ def optimize_mg(epsilon, delta, loss, max_components, eta, certify_search, as_js
     idx = 1 if loss == "l1" else 2
     best = min(table, key=lambda k: table[k][idx])
     cert = mg_paper_calibration(epsilon=e, delta=d, components=best, eta=et)
-    from certdp.mechanisms.multi_gaussian import MultiGaussian
-    from certdp.numbers import decimal_bounds, working_precision
     from fractions import Fraction
 
+    from certdp.numbers import decimal_bounds, working_precision
+    from certdp.workflows.mixtures_mg_tables import mg_loss
+
     with working_precision(128):
-        m = MultiGaussian(Fraction(cert.value), components=best, shape_epsilon=e)
-        val = m.mean_abs() if loss == "l1" else m.mean_square()
-        lo, hi = decimal_bounds(val)
+        lo, hi = decimal_bounds(mg_loss(Fraction(cert.value), best, e, loss))
     out = {"best_K": best, "loss": loss, "certified_loss_at_safe_sigma": [lo, hi],
            "float_losses": {k: v[idx] for k, v in table.items()}, "certificate": cert.to_dict()}
     if as_json:

@@ -26,7 +26,7 @@ from flint import arb
 
 from certdp.numbers import arb_of, decimal_bounds, working_precision
 
-__all__ = ["PAPER_TABLE3", "PAPER_TABLE4", "mg_best_k_float", "mg_best_k_certified", "BestK", "MGCell", "mg_cell", "mg_cell_float",
+__all__ = ["PAPER_TABLE3", "PAPER_TABLE4", "mg_best_k_float", "mg_best_k_certified", "mg_loss", "BestK", "MGCell", "mg_cell", "mg_cell_float",
            "implied_sigma", "audit_mg_sigma", "audit_printed_cell", "certify_cell", "run_with_timeout"]
 
 PAPER_TABLE3 = [  # best K for l1, rows = DELTAS, columns = EPSILONS (mixtures_tables)
@@ -98,6 +98,17 @@ class BestK:
         return len(self.best) == 1
 
 
+def mg_loss(sigma: Fraction, components: int, epsilon: Fraction, loss: str) -> arb:
+    """Arb enclosure (build inside the caller's precision) of the l1 (``E|X|``) or l2 (``E X^2``) loss
+    of MG(sigma, K) with shape epsilon (closed forms, App. B.2)."""
+    from certdp.mechanisms.multi_gaussian import MultiGaussian
+
+    if loss not in ("l1", "l2"):
+        raise ValueError("loss must be 'l1' or 'l2'")
+    m = MultiGaussian(sigma, components=components, shape_epsilon=epsilon)
+    return m.mean_abs() if loss == "l1" else m.mean_square()
+
+
 def mg_best_k_certified(epsilon: object, delta: object, loss: str = "l1", ks: range = range(1, 21),
                         eta: object = Fraction(1, 100), progress: Any = None) -> BestK:
     """The K in ``ks`` minimising the l1 (``E|X|``) or l2 (``E X^2``) loss of MG(sigma_K, K), with
@@ -110,7 +121,6 @@ def mg_best_k_certified(epsilon: object, delta: object, loss: str = "l1", ks: ra
     bits). K is certified best when its upper end is below every other K's lower end; otherwise
     ``best`` lists every K whose interval meets the smallest upper end (losses within ~1e-6 cannot
     be told apart at this rtol). ``progress(K)`` is called after each K (a progress bar)."""
-    from certdp.mechanisms.multi_gaussian import MultiGaussian
     from certdp.workflows.mixtures import mg_paper_calibration
 
     if loss not in ("l1", "l2"):
@@ -120,11 +130,8 @@ def mg_best_k_certified(epsilon: object, delta: object, loss: str = "l1", ks: ra
     for k in ks:
         cert = mg_paper_calibration(epsilon=epsilon, delta=delta, components=k, eta=eta)
         certificates[k] = cert
-        ends = []
         with working_precision(128):
-            for sigma in cert.interval:
-                m = MultiGaussian(Fraction(sigma), components=k, shape_epsilon=Fraction(cert.inputs["epsilon"]))
-                ends.append(m.mean_abs() if loss == "l1" else m.mean_square())
+            ends = [mg_loss(Fraction(sigma), k, Fraction(cert.inputs["epsilon"]), loss) for sigma in cert.interval]
         bounds[k] = (ends[0].lower(), ends[1].upper())
         if progress is not None:
             progress(k)
