@@ -132,4 +132,4 @@ def test_independent_quadrature_path_agrees_with_closed_form_and_mpmath(sigma, e
 def test_verify_uses_the_independent_path():
     cert = certdp.calibrate("gaussian", epsilon="2", delta="1e-9")
     result = certdp.verify(cert.to_json())
-    assert result.status == "VALID" and "independent path" in result.reasons[0]
+    assert result.status == "VALID" and any("independent path" in r for r in result.reasons)

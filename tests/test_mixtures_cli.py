@@ -18,7 +18,7 @@ def test_calibrate_qg_paper_json():
     r = _run(["calibrate", "quasi-gaussian", "-e", "5", "-d", "0.01", "--json"])
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
-    assert data["method"] == "paper-thm-4.2"
+    assert data["method"] == "seed000-thm-4.2"
     assert abs(float(data["value"]) - 0.2336875325151) < 1e-9
 
 
@@ -50,7 +50,7 @@ def test_profile_and_zcdp_and_bad_input():
     r = _run(["calibrate", "multi-gaussian", "-K", "2", "-e", "1", "-d", "1e-3", "--eta", "0.01", "--json"])
     assert r.exit_code == 0, r.output
     cert = json.loads(r.output)
-    assert cert["method"] == "paper-thm-3.2" and cert["extra"]["target_delta"] == "0.00099"
+    assert cert["method"] == "seed000-alg-1" and cert["extra"]["target_delta"] == "0.00099"
     lo, hi = (float(x) for x in cert["interval"])
     # independent float check (not a proof): the float hockey-stick sup brackets (1 - eta) delta
     from certdp.workflows.mixtures_float import mg_profile_float
@@ -94,7 +94,7 @@ def test_optimize_multi_gaussian_best_k():
     lo, hi = (float(x) for x in out["certified_loss_at_safe_sigma"])
     ref = mg_moments_float(sigma, 0.25, out["best_K"])[0]
     assert lo * (1 - 1e-12) <= ref <= hi * (1 + 1e-12)
-    assert out["certificate"]["method"] == "paper-thm-3.2"
+    assert out["certificate"]["method"] == "seed000-alg-1"
 
 
 def _mp_mean_abs(sigma, eps, k_max):

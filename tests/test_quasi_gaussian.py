@@ -72,7 +72,7 @@ def test_sampler_moments():
 @pytest.mark.parametrize("delta,eps", [("1e-5", "10"), ("0.25", "0.1"), ("0.01", "5"), ("5e-7", "1")])
 def test_paper_calibration_matches_float_alg3(delta, eps):
     cert = qg_paper_calibration(epsilon=eps, delta=delta)
-    assert cert.method == "paper-thm-4.2"
+    assert cert.method == "seed000-thm-4.2" and cert.claim == "sufficient"
     lo, hi = (float(v) for v in cert.interval)
     ref = qg_paper_sigma_float(float(eps), float(delta))
     assert lo <= ref * (1 + 1e-9) and ref <= hi * (1 + 1e-9)

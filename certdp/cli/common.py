@@ -88,10 +88,11 @@ def _print_summary(cert: Certificate) -> None:
         table.add_row("certified interval", f"[{cert.interval[0]}, {cert.interval[1]}]  "
                       f"(safe end: {cert.safe_side})")
     label = "delta(eps)" if cert.kind != "calibration" else "delta(eps) at value"
-    if any(cert.delta_enclosure):
+    if cert.delta_enclosure:
         table.add_row(label, "in [{}, {}]".format(*cert.delta_enclosure))
     else:  # e.g. Thm 4.2: the guarantee rests on the theorem, delta itself is not computed
         table.add_row(label, "not computed (the method's theorem guarantees delta(eps) <= delta)")
+    table.add_row("claim", cert.claim + (f": {cert.condition['statement']}" if cert.condition else ""))
     if cert.guarantee:
         table.add_row("guarantee", cert.guarantee)
     table.add_row("method", cert.method)

@@ -23,28 +23,47 @@ cli.add_command(certdp.cli.basic.crosscheck_command)
 
 
 @cli.command("verify")
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--json", "as_json", is_flag=True, help="Print the verification result as JSON.")
-def verify_command(file: str, as_json: bool) -> None:
-    """Re-check a certificate from its inputs: VALID, INVALID or UNDECIDED (FILE or - for stdin)."""
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the verification result(s) as JSON.")
+def verify_command(files: tuple[str, ...], as_json: bool) -> None:
+    """Re-check certificates from their inputs: VALID, INVALID or UNDECIDED (FILE... or - for stdin).
+
+    With several files, each gets its own verdict; the exit code is the worst of them
+    (0 all VALID, 1 some INVALID, 3 some UNDECIDED and none INVALID).
+    """
+    from certdp.certificate import MAX_TEXT_BYTES, CertificateFormatError
     from certdp.workflows.verify import verify
 
-    if file == "-":
-        text = sys.stdin.read()
-    else:
-        path = Path(file)
-        if not path.is_file():
-            raise InputError("FILE", f"no such file: {file}")
-        text = path.read_text(encoding="utf-8")
-    result = verify(text)
+    results = []
+    for file in files:
+        if file == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            data = stream.read(MAX_TEXT_BYTES + 1) if stream is not None else sys.stdin.read(MAX_TEXT_BYTES + 1)
+        else:
+            path = Path(file)
+            if not path.is_file():
+                raise InputError("FILE", f"no such file: {file}")
+            with path.open("rb") as handle:
+                data = handle.read(MAX_TEXT_BYTES + 1)
+        try:
+            results.append((file, verify(data)))
+        except CertificateFormatError as exc:
+            raise InputError("FILE", f"{file}: not a certdp certificate: {exc}") from None
     if as_json:
-        print_json(result.to_dict())
+        if len(results) == 1:
+            print_json(results[0][1].to_dict())
+        else:
+            print_json([{"file": f, **r.to_dict()} for f, r in results])
     else:
-        style = {"VALID": "green", "INVALID": "red", "UNDECIDED": "yellow"}[result.status]
-        console.print(f"[bold {style}]{result.status}[/bold {style}]")
-        for reason in result.reasons:
-            console.print(f"  - {reason}")
-    sys.exit(EXIT_CODES[result.status])
+        for file, result in results:
+            style = {"VALID": "green", "INVALID": "red", "UNDECIDED": "yellow"}[result.status]
+            prefix = f"{file}: " if len(results) > 1 else ""
+            console.print(f"{prefix}[bold {style}]{result.status}[/bold {style}]")
+            for reason in result.reasons:
+                console.print(f"  - {reason}")
+    statuses = {r.status for _, r in results}
+    sys.exit(EXIT_CODES["INVALID"] if "INVALID" in statuses else EXIT_CODES["UNDECIDED"] if "UNDECIDED" in statuses
+             else 0)
 
 
 def _usage_message(exc: click.UsageError) -> str:

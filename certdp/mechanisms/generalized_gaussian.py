@@ -123,6 +123,15 @@ class GeneralizedGaussian(Mechanism):
 
     name = "ggm"
     aliases = ("generalized-gaussian",)
+    calibration_methods = ("certified-bracket", "product-loss-engine")
+
+    @classmethod
+    def default_method_for(cls, fixed: dict[str, Any]) -> str:
+        """The product engine for a sensitivity vector with several active entries (p not 2 or inf)."""
+        p, active = fixed.get("shape"), cls._active(fixed.get("sensitivity", Fraction(1)))
+        if len(active) > 1 and not isinstance(p, float) and p != 2:
+            return "product-loss-engine"
+        return "certified-bracket"
     parameter = "scale"
     profile_increasing = False
     method = ("1-D: certified root of the privacy-loss equation + regularized incomplete gamma "

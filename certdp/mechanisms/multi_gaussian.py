@@ -77,6 +77,7 @@ class MultiGaussian(Mechanism):
 
     name = "multi-gaussian"
     aliases = ("mg",)
+    calibration_methods = ("seed000-alg-1", "exact-mixture-engine")
     parameter = "sigma"
     profile_increasing = False
     method = ("exact hockey-stick engine for equal-variance Gaussian mixtures (certified roots, "

@@ -58,6 +58,7 @@ class QuasiGaussian(Mechanism):
 
     name = "quasi-gaussian"
     aliases = ("qg",)
+    calibration_methods = ("seed000-thm-4.2", "exact-mixture-engine")
     parameter = "sigma"
     profile_increasing = False
     method = ("exact hockey-stick engine for equal-variance Gaussian mixtures (certified roots, "

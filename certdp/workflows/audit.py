@@ -16,7 +16,6 @@ from flint import arb
 
 from certdp.certificate import Certificate, Stopwatch
 from certdp.mechanisms import get_mechanism
-from certdp.mechanisms.base import parameter_string
 from certdp.numbers import (
     PRECISION_LADDER,
     Decision,
@@ -106,33 +105,12 @@ def audit_claim(claim_name: str, *, epsilon: object, delta: object, **fixed: Any
 def _audit_certificate(cls: Any, params: dict[str, Any], eps: Fraction, delta_q: Fraction, verdict: str,
                        enclosure: Enclosure | None, bits: int, clock: Stopwatch, *, value: Fraction | None,
                        extra: dict[str, Any]) -> Certificate:
-    from decimal import Decimal
-
-    shown = exact_str(value) if value is not None else f"the claimed {cls.parameter}"
-    if value is not None:
-        extra = {**extra, "value_exact": exact_str(value)}
-    sentence = {
-        "VALID": f"proven: {cls.name} with {cls.parameter} = {shown} is ({exact_str(eps)}, {exact_str(delta_q)})-DP",
-        "VIOLATED": f"proven: {cls.name} with {cls.parameter} = {shown} is NOT "
-                    f"({exact_str(eps)}, {exact_str(delta_q)})-DP; its true delta is {enclosure}",
-        "UNDECIDED": f"undecided at {bits} bits: the true delta {enclosure} straddles {exact_str(delta_q)}",
-    }[verdict]
-    return Certificate(
-        kind="audit",
-        mechanism=cls.name,
-        parameters={k: parameter_string(v) for k, v in params.items()},
-        inputs={"epsilon": exact_str(eps), "delta": exact_str(delta_q)},
-        method=cls.method,
-        lemma=cls.lemma,
-        delta_enclosure=enclosure.strings() if enclosure else ["0", "1"],
-        parameter=cls.parameter,
-        value=Decimal(exact_str(value)) if value is not None and "/" not in exact_str(value) else None,
-        verdict=verdict,
-        guarantee=sentence,
-        precision_bits=bits,
-        timing_seconds=clock.elapsed(),
-        extra=extra,
-    ).seal()
+    return Certificate.for_audit(
+        mechanism=cls.name, parameter=cls.parameter, parameters=params, epsilon=eps, delta=delta_q,
+        verdict=verdict, delta_enclosure=enclosure, method="profile-decision",
+        lemma=f"{cls.method}; rests on {cls.lemma}", value=value, precision_bits=bits,
+        timing_seconds=clock.elapsed(), extra=extra,
+    )
 
 
 def claim_failure_bracket(claim_name: str, *, delta: object, epsilon_valid: object = "1",

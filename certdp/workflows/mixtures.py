@@ -32,7 +32,7 @@ from typing import Any, Sequence
 from flint import arb, ctx
 
 from certdp.certificate import Certificate, Stopwatch
-from certdp.mechanisms.base import parameter_string
+from certdp.workflows.methods import METHODS, condition_of
 from certdp.numbers import (
     InputError,
     arb_of,
@@ -235,9 +235,9 @@ def qg_paper_calibration(*, epsilon: object, delta: object, sensitivity: object 
         "sigma_1_interval": None if s1 is None else [str(s1.lo), str(s1.hi)],
         "sigma_2_interval": [str(s2.lo), str(s2.hi)],
         "binding": binding,
-        "notes": notes,
+        "notes": notes or None,
     }
-    delta_enc = ["", ""]
+    delta_enc = None
     if verify:
         from certdp.mechanisms.quasi_gaussian import QuasiGaussian
 
@@ -250,25 +250,17 @@ def qg_paper_calibration(*, epsilon: object, delta: object, sensitivity: object 
             delta_enc = list(decimal_bounds(ball))
             extra["exact_engine_check"] = "delta(eps) <= delta" if ball <= arb_of(dq) else "NOT CONFIRMED"
     lo_end = s2.lo if binding == "sigma_2" else s1.lo  # type: ignore[union-attr]
-    return Certificate(
-        kind="calibration",
-        mechanism="quasi-gaussian",
-        parameters={"sensitivity": exact_str(d)},
-        inputs={"epsilon": exact_str(eps), "delta": exact_str(dq), "rtol": exact_str(tol)},
-        method="paper-thm-4.2",
-        lemma="seed 000 Thm 4.2 (sufficient condition), Lemmas 4.3-4.5; certified brackets for sigma_1, sigma_2",
-        delta_enclosure=delta_enc,
-        parameter="sigma",
-        value=safe,
-        interval=(lo_end, safe),
-        safe_side="upper",
-        guarantee=(f"quasi-gaussian noise with sigma = {safe} satisfies the sufficient condition of seed 000 "
-                   f"Thm 4.2, hence is ({exact_str(eps)}, {exact_str(dq)})-DP; {lo_end} violates that condition "
-                   f"(which does not make it non-private)."),
+    from certdp.mechanisms.quasi_gaussian import QuasiGaussian
+
+    method = METHODS["seed000-thm-4.2"]
+    return Certificate.for_calibration(
+        claim=method.claim(QuasiGaussian), mechanism="quasi-gaussian", parameter="sigma",
+        parameters={"sensitivity": d}, epsilon=eps, delta=dq, rtol=tol, interval=(lo_end, safe),
+        safe_side="upper", method=method.name, lemma=method.lemma(QuasiGaussian),
+        condition=condition_of("seed000-thm-4.2"), delta_enclosure=delta_enc,
         precision_bits=max(s2.precision_bits, 0 if s1 is None else s1.precision_bits),
-        timing_seconds=clock.elapsed(),
-        extra=extra,
-    ).seal()
+        timing_seconds=clock.elapsed(), extra=extra,
+    )
 
 
 # ------------------------------------------------------------------------------ MG, Thm 3.2
@@ -436,27 +428,20 @@ def mg_paper_calibration(*, epsilon: object, delta: object, components: object, 
         _, j, n, low = wit[-1]
         extra["unsafe_end_witness"] = {"grid_index": j, "grid_size": n, "shift": f"{j}/{n} * Delta",
                                        "H_lower_bound": decimal_bounds(low)[0]}
-    return Certificate(
-        kind="calibration",
-        mechanism="multi-gaussian",
-        parameters={"components": str(k), "sensitivity": exact_str(d)},
-        inputs={"epsilon": exact_str(eps), "delta": exact_str(dq), "eta": exact_str(et), "rtol": exact_str(tol)},
-        method="paper-thm-3.2",
-        lemma=("seed 000 Thm 3.2 condition (2), Alg. 1-2; Lemma 3.4 (up-set in sigma); safe end by the exact "
-               "engine's certified sup over all shifts, unsafe end by a certified grid witness"),
-        delta_enclosure=br.delta_at_safe.strings(),
-        parameter="sigma",
-        value=br.safe,
-        interval=(br.lo, br.hi),
-        safe_side="upper",
-        guarantee=(f"multi-gaussian noise (K = {k}) with sigma = {br.safe} satisfies condition (2) of seed 000 "
-                   f"Thm 3.2 with eta = {exact_str(et)} (its privacy profile over every shift is at most "
-                   f"(1 - eta) delta = {exact_str(target)}), hence is ({exact_str(eps)}, {exact_str(dq)})-DP; "
-                   f"sigma = {br.unsafe} violates condition (2)."),
-        precision_bits=br.precision_bits,
-        timing_seconds=clock.elapsed(),
+    from certdp.mechanisms.multi_gaussian import MultiGaussian
+
+    method = METHODS["seed000-alg-1"]
+    extra.pop("eta")
+    extra.pop("target_delta")
+    return Certificate.for_calibration(
+        claim=method.claim(MultiGaussian), mechanism="multi-gaussian", parameter="sigma",
+        parameters={"components": k, "sensitivity": d}, epsilon=eps, delta=dq, rtol=tol,
+        inputs={"eta": et}, interval=(br.lo, br.hi), safe_side="upper", method=method.name,
+        lemma=method.lemma(MultiGaussian),
+        condition=condition_of("seed000-thm-3.2-condition-2", eta=exact_str(et), target_delta=exact_str(target)),
+        delta_enclosure=br.delta_at_safe, precision_bits=br.precision_bits, timing_seconds=clock.elapsed(),
         extra=extra,
-    ).seal()
+    )
 
 
 # ------------------------------------------------------------------------------ exact
@@ -522,28 +507,14 @@ def exact_calibration(mechanism: str, *, epsilon: object, delta: object, rtol: o
         hints[:] = hints[-1:] + [miss.shift]  # the guide's worst shift and the engine's
         scale.clear()
         br = certified_monotone_bracket(profile_from(None), dq, increasing=False, candidate=candidate, rtol=tol)
-    mono = ("delta non-increasing in sigma (seed 000 Lemma 3.4), so every sigma >= value is private"
-            if cls.name == "multi-gaussian" else
-            "monotonicity in sigma is not proven for QG: certified are the two ends only")
-    return Certificate(
-        kind="calibration",
-        mechanism=cls.name,
-        parameters={k: parameter_string(v) for k, v in params.items()},
-        inputs={"epsilon": exact_str(eps), "delta": exact_str(dq), "rtol": exact_str(tol)},
-        method="exact",
-        lemma=cls.lemma + "; " + mono,
-        delta_enclosure=br.delta_at_safe.strings(),
-        parameter="sigma",
-        value=br.safe,
-        interval=(br.lo, br.hi),
-        safe_side="upper",
-        guarantee=(f"{cls.name} noise with sigma = {br.safe} is ({exact_str(eps)}, {exact_str(dq)})-DP "
-                   f"(exact profile certified); sigma = {br.unsafe} is not."),
-        precision_bits=br.precision_bits,
+    method = METHODS["exact-mixture-engine"]
+    return Certificate.for_calibration(
+        claim=method.claim(cls), mechanism=cls.name, parameter="sigma", parameters=params, epsilon=eps,
+        delta=dq, rtol=tol, interval=(br.lo, br.hi), safe_side="upper", method=method.name,
+        lemma=method.lemma(cls), delta_enclosure=br.delta_at_safe, precision_bits=br.precision_bits,
         timing_seconds=clock.elapsed(),
-        extra={"evaluations": br.evaluations, "delta_enclosure_at_unsafe_end": br.delta_at_unsafe.strings(),
-               "monotonicity": mono},
-    ).seal()
+        extra={"evaluations": br.evaluations, "delta_enclosure_at_unsafe_end": br.delta_at_unsafe.strings()},
+    )
 
 
 # ------------------------------------------------------------------------------ zCDP

@@ -6,7 +6,6 @@ from typing import Any, Iterable
 
 from certdp.certificate import Certificate, Stopwatch
 from certdp.mechanisms import get_mechanism
-from certdp.mechanisms.base import parameter_string
 from certdp.numbers import Enclosure, exact_str, parse_nonnegative, parse_positive
 from certdp.workflows.common import resolve_fixed
 
@@ -27,24 +26,12 @@ def profile(mechanism: str, *, value: object, epsilon: object, **fixed: Any) -> 
     cls, params, val, instance = _build(mechanism, value, fixed)
     eps = parse_nonnegative(epsilon, "epsilon")
     enclosure = instance.privacy_profile(eps)
-    from decimal import Decimal
-
-    return Certificate(
-        kind="profile",
-        mechanism=cls.name,
-        parameters={k: parameter_string(v) for k, v in params.items()},
-        inputs={"epsilon": exact_str(eps)},
-        method=cls.method,
-        lemma=cls.lemma,
-        delta_enclosure=enclosure.strings(),
-        parameter=cls.parameter,
-        value=Decimal(exact_str(val)) if "/" not in exact_str(val) else None,
-        guarantee=f"delta({exact_str(eps)}) of {cls.name} with {cls.parameter} = {exact_str(val)} "
-                  f"lies in {enclosure}",
-        precision_bits=enclosure.precision_bits,
+    return Certificate.for_profile(
+        mechanism=cls.name, parameter=cls.parameter, parameters=params, epsilon=eps, value=val,
+        delta_enclosure=enclosure, method="privacy-profile",
+        lemma=f"{cls.method}; rests on {cls.lemma}", precision_bits=enclosure.precision_bits,
         timing_seconds=clock.elapsed(),
-        extra={"value_exact": exact_str(val)},
-    ).seal()
+    )
 
 
 def profile_curve(mechanism: str, *, value: object, epsilons: Iterable[object],

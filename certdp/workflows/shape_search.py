@@ -462,8 +462,8 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
     from certdp.certificate import Certificate, Stopwatch
     from certdp.engines.product_loss import float_product_scale, product_delta_bounds
     from certdp.mechanisms.generalized_gaussian import GeneralizedGaussian, parse_sensitivity_vector, parse_shape
-    from certdp.mechanisms.base import parameter_string
     from certdp.workflows.calibrate import calibrate
+    from certdp.workflows.methods import METHODS
 
     p = parse_shape(shape)
     vec = parse_sensitivity_vector(sensitivity)
@@ -502,27 +502,14 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
     if b_hi is None or b_lo is None:
         raise UndecidedError("vector calibration: could not certify a bracket (refine grid_step)")
     params = GeneralizedGaussian.parse_fixed(shape=shape, sensitivity=sensitivity)
-    value = Decimal(exact_str(b_hi))
-    return Certificate(
-        kind="calibration",
-        mechanism="ggm",
-        parameters={k: parameter_string(v) for k, v in params.items()},
-        inputs={"epsilon": exact_str(eps), "delta": exact_str(dlt)},
-        method=("product-loss engine: pessimistic discretisation of the 1-D losses (grid step "
-                f"{grid_step:g}), convolution + suffix sums with rigorous float64 error bounds"),
-        lemma="seed 004 Lemma 3.5 (worst shift = corner), App. A.2 (loss representation), "
-              "delta decreasing in b (App. B.6)",
-        delta_enclosure=list(decimal_bounds(arb(enc_hi[0]).union(arb(enc_hi[1])), 17)),
-        parameter="scale",
-        value=value,
-        interval=(Decimal(exact_str(b_lo)), value),
-        safe_side="upper",
-        guarantee=(f"GGM(p = {parameter_string(p)}) with scale at least {value} is "
-                   f"({exact_str(eps)}, {exact_str(dlt)})-DP for sensitivity vector "
-                   f"{parameter_string(vec)}; scale {exact_str(b_lo)} is not."),
-        precision_bits=64,
-        timing_seconds=clock.elapsed(),
-        extra={"evaluations": evaluations, "grid_step": grid_step,
+    method = METHODS["product-loss-engine"]
+    return Certificate.for_calibration(
+        claim=method.claim(GeneralizedGaussian), mechanism="ggm", parameter="scale", parameters=params,
+        epsilon=eps, delta=dlt, interval=(b_lo, b_hi), safe_side="upper", method=method.name,
+        lemma=method.lemma(GeneralizedGaussian), inputs={"grid_step": Fraction(grid_step)},
+        delta_enclosure=decimal_bounds(arb(enc_hi[0]).union(arb(enc_hi[1])), 17),
+        precision_bits=64, timing_seconds=clock.elapsed(),
+        extra={"evaluations": evaluations,
                "delta_enclosure_at_unsafe_end": list(decimal_bounds(arb(enc_lo[0]).union(arb(enc_lo[1])), 17)),
                "float_candidate": repr(cand)},
-    ).seal()
+    )

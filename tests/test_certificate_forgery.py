@@ -1,0 +1,174 @@
+"""Forgery: edit one field of a certificate, recompute the digest (anyone can), expect INVALID.
+
+Every field of every kind of certificate is edited, once with the old guarantee text kept and once
+with the guarantee regenerated from the edited content (a careful forger), by several mutations.
+An edit may only pass `verify` when the edited statement is still true (a wider enclosure, a larger
+rtol, the few cases in TRUE_AFTER_EDIT with their reasons); UNDECIDED counts as a refusal.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+import certdp
+from certdp.certificate import Certificate, CertificateFormatError
+from certdp.numbers import exact_str
+from certdp.workflows.calibrate import calibrate
+
+CERTIFICATES = {
+    "gaussian-minimal": lambda: calibrate("gaussian", epsilon="1", delta="1e-5", sensitivity=1),
+    "laplace-pure-dp": lambda: calibrate("laplace", epsilon="1/2", delta="0", sensitivity=3),
+    "uniform-minimal": lambda: calibrate("uniform", epsilon="1", delta="0.01", sensitivity=3),
+    "audit-value": lambda: certdp.audit("gaussian", value="4", epsilon="1", delta="1e-5"),
+    "audit-claim": lambda: certdp.audit("classic-gaussian", epsilon="10", delta="1e-5"),
+    "profile": lambda: certdp.profile("gaussian", value="2", epsilon="1"),
+    "qg-thm-4.2": lambda: calibrate("quasi-gaussian", method="paper", epsilon="1", delta="1e-5"),
+    "mg-alg-1": lambda: calibrate("multi-gaussian", method="paper", components=2, epsilon="1", delta="1e-5"),
+}
+
+#: (certificate, field path, mutation) whose edited statement is still true, and why.
+TRUE_AFTER_EDIT = {
+    ("audit-value", "inputs.delta", "times10"): "VALID at delta stays VALID at 10 delta",
+    ("uniform-minimal", "inputs.epsilon", "times10"): "uniform noise: delta = Delta/2b for every eps > 0",
+    ("uniform-minimal", "inputs.epsilon", "over10"): "uniform noise: delta = Delta/2b for every eps > 0",
+    ("uniform-minimal", "inputs.epsilon", "nudge"): "uniform noise: delta = Delta/2b for every eps > 0",
+    ("laplace-pure-dp", "interval.0", "over10"): "every scale below a smaller number is not eps-DP either",
+    ("audit-value", "inputs.delta", "nudge"): "VALID at delta stays VALID at a larger delta",
+}
+ENCLOSURES = ("delta_enclosure", "extra.delta_enclosure_at_unsafe_end", "extra.claimed_value_enclosure")
+
+
+def _still_true(name, path, label, old):
+    """Edits that only weaken a statement: a wider enclosure, a larger rtol, a smaller witness bound."""
+    if (name, path, label) in TRUE_AFTER_EDIT:
+        return True
+    if path.startswith(ENCLOSURES):
+        q = Fraction(old)
+        up = path.endswith(".1")
+        moved_up = label in ("times10", "nudge") if q > 0 else label == "over10" if q < 0 else label in ("one", "tiny")
+        return moved_up if up else not moved_up
+    if path == "parameters.dimension" and name.startswith(("gaussian", "audit", "profile")):
+        return True  # the spherical Gaussian's delta does not depend on the dimension
+    if path.startswith(("extra.sigma_1_interval", "extra.sigma_2_interval")):
+        return label == ("over10" if path.endswith(".0") else "times10")  # a wider bracket of a threshold
+    if path == "inputs.rtol":
+        return label in ("times10", "nudge")
+    if path == "extra.unsafe_end_witness.H_lower_bound":
+        return label == "over10"
+    return False
+
+
+INFORMATIONAL = ("extra.evaluations", "extra.notes", "extra.float_candidate", "precision_bits")
+
+
+@pytest.fixture(scope="module")
+def certificates():
+    return {name: json.loads(make().to_json()) for name, make in CERTIFICATES.items()}
+
+
+def _paths(data, prefix=""):
+    """Every leaf of the certificate's JSON (except the digest and provenance)."""
+    for key, value in data.items():
+        path = f"{prefix}{key}"
+        if path in ("digest", "created", "timing_seconds", "versions") or path in INFORMATIONAL:
+            continue
+        if isinstance(value, dict):
+            yield from _paths(value, path + ".")
+        elif isinstance(value, list) and all(isinstance(x, str) for x in value) and len(value) == 2:
+            for i in range(2):
+                yield f"{path}.{i}"
+        else:
+            yield path
+
+
+def _get_parent(data, path):
+    parts = path.split(".")
+    node = data
+    for p in parts[:-1]:
+        node = node[int(p)] if isinstance(node, list) else node[p]
+    return node, (int(parts[-1]) if isinstance(node, list) else parts[-1])
+
+
+def _mutations(value):
+    if isinstance(value, bool) or value is None:
+        return {}
+    if isinstance(value, int):
+        return {"plus1": value + 1, "minus1": value - 1}
+    if isinstance(value, str):
+        try:
+            q = Fraction(value) if "/" in value else Fraction(value.replace("e", "E")) if any(c.isdigit() for c in value) else None
+        except (ValueError, ZeroDivisionError):
+            q = None
+        if q is not None:
+            if q == 0:
+                return {"one": "1", "tiny": "1e-30"}
+            return {"times10": exact_str(q * 10), "over10": exact_str(q / 10), "nudge": exact_str(q * (1 + Fraction(1, 10**9)))}
+        return {"edited": value + " (edited)", "other": _other_word(value)}
+    return {}
+
+
+def _other_word(value):
+    swaps = {"VALID": "VIOLATED", "VIOLATED": "VALID", "UNDECIDED": "VALID", "upper": "lower", "lower": "upper",
+             "calibration": "profile", "audit": "profile", "profile": "audit", "minimal": "endpoints",
+             "endpoints": "minimal", "sufficient": "minimal", "verdict": "enclosure", "gaussian": "laplace",
+             "laplace": "uniform", "uniform": "laplace", "quasi-gaussian": "multi-gaussian",
+             "multi-gaussian": "quasi-gaussian", "sigma": "scale", "scale": "sigma",
+             "certified-bracket": "exact-mixture-engine", "seed000-thm-4.2": "exact-mixture-engine",
+             "seed000-alg-1": "exact-mixture-engine", "pure-dp-closed-form": "certified-bracket",
+             "classic-gaussian": "r1smg", "sigma_1": "sigma_2", "sigma_2": "sigma_1"}
+    return swaps.get(value, "x" + value)
+
+
+def _forge(data, path, new, regenerate):
+    data = json.loads(json.dumps(data))
+    parent, key = _get_parent(data, path)
+    parent[key] = new
+    try:
+        cert = Certificate.from_dict(data)
+    except CertificateFormatError:
+        return None  # rejected on reading: fine
+    if path == "kind":  # a forger relabelling the kind also relabels the claim
+        cert.claim = {"calibration": "minimal", "audit": "verdict", "profile": "enclosure"}[cert.kind]
+    if regenerate:
+        cert.guarantee = cert.statement()
+    return cert.seal()
+
+
+def _cases():
+    for name in CERTIFICATES:
+        yield pytest.param(name, id=name)
+
+
+@pytest.mark.parametrize("name", list(_cases()))
+def test_every_field_edit_is_caught(certificates, name):
+    data = certificates[name]
+    assert certdp.verify(json.dumps(data)).status == "VALID"
+    checked = 0
+    wrongly_valid = []
+    fast = name in ("qg-thm-4.2", "mg-alg-1")
+    for path in _paths(data):
+        parent, key = _get_parent(data, path)
+        for label, new in _mutations(parent[key]).items():
+            if fast and label == "nudge":
+                continue
+            for regenerate in ((False,) if path == "guarantee" else (False, True)):
+                forged = _forge(data, path, new, regenerate)
+                if forged is None:
+                    continue
+                try:
+                    status = certdp.verify(forged).status
+                except CertificateFormatError:
+                    continue
+                checked += 1
+                true_edit = _still_true(name, path, label, parent[key])
+                if not regenerate and path != "guarantee" and forged.guarantee != forged.statement():
+                    assert status == "INVALID", (path, label, "stale guarantee text accepted")
+                elif true_edit:
+                    pass  # a weaker but true statement: verify may accept it or refuse it as not canonical
+                elif status == "VALID":  # UNDECIDED is a refusal too: the forged statement is not re-proven
+                    wrongly_valid.append((path, label, regenerate, status))
+    assert not wrongly_valid, wrongly_valid
+    assert checked >= 20
