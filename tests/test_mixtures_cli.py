@@ -50,7 +50,7 @@ def test_profile_and_zcdp_and_bad_input():
     r = _run(["calibrate", "multi-gaussian", "-K", "2", "-e", "1", "-d", "1e-3", "--eta", "0.01", "--json"])
     assert r.exit_code == 0, r.output
     cert = json.loads(r.output)
-    assert cert["method"] == "seed000-alg-1" and cert["extra"]["target_delta"] == "0.00099"
+    assert cert["method"] == "seed000-alg-1" and cert["condition"]["target_delta"] == "0.00099"
     lo, hi = (float(x) for x in cert["interval"])
     # independent float check (not a proof): the float hockey-stick sup brackets (1 - eta) delta
     from certdp.workflows.mixtures_float import mg_profile_float
