@@ -29,7 +29,7 @@ from flint import arb
 from certdp.certificate import Certificate, CertificateFormatError, number_text
 from certdp.mechanisms import get_mechanism
 from certdp.mechanisms.base import parameter_string
-from certdp.numbers import Decision, Enclosure, InputError, arb_of, classify_point, exact_str
+from certdp.numbers import Decision, Enclosure, InputError, UndecidedError, arb_of, classify_point, exact_str
 from certdp.workflows.audit import decide_profile
 from certdp.workflows.claims import get_claim
 from certdp.workflows.common import profile_closure, resolve_fixed
@@ -93,6 +93,9 @@ def verify(certificate: str | bytes | Certificate) -> Verification:
         return Verification("INVALID", [f"inputs do not parse: {exc}"] + report.reasons, report.recomputed)
     except VerifyUndecided as exc:
         return Verification("UNDECIDED", report.reasons + [str(exc)], report.recomputed)
+    except UndecidedError as exc:
+        return Verification("UNDECIDED", report.reasons + [f"the recomputation could not decide: {exc}"],
+                            report.recomputed)
     return Verification("VALID", report.reasons, report.recomputed)
 
 
