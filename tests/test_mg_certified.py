@@ -21,7 +21,7 @@ from flint import arb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from certdp.engines.gaussian_mixture import _ball, _Difference, _sqr, hockey_stick_at_shift, privacy_profile_sup
+from certdp.engines.gaussian_mixture import MixtureDifference, hockey_stick_at_shift, interval_ball, privacy_profile_sup, sqr
 from certdp.mechanisms.multi_gaussian import multi_gaussian_mixture
 from certdp.numbers import working_precision
 from certdp.workflows.mixtures import exact_calibration, mg_grid_step, mg_paper_calibration
@@ -61,10 +61,10 @@ def _exact(q: Fraction) -> arb:
 
 def _mg_engine(sigma, eps, K: int):
     """A shift engine for MG(sigma, K) at eps (build inside ``working_precision``)."""
-    from certdp.engines.gaussian_mixture import _Engine
+    from certdp.engines.gaussian_mixture import ShiftEngine
 
     e = arb(eps)
-    return _Engine(multi_gaussian_mixture(arb(sigma), e, arb(1), K), e, 1e-4, 1e-9)
+    return ShiftEngine(multi_gaussian_mixture(arb(sigma), e, arb(1), K), e, 1e-4, 1e-9)
 
 
 def _arb_end(x: arb) -> mpmath.mpf:
@@ -356,7 +356,7 @@ EPS_LO, EPS_HI = 1 - 1e-10, 1 + 1e-10
 
 @pytest.mark.parametrize("same_eps", [True, False], ids=["ties", "noties"])
 @pytest.mark.parametrize("sigma,K,phi", [("0.4", 3, "1"), ("0.3", 3, "0.8")])
-def test_hockey_stick_epsilon_ball(sigma, K, phi, same_eps):
+def test_hockey_stick_epsiloninterval_ball(sigma, K, phi, same_eps):
     """Epsilon a ball [1 - 1e-10, 1 + 1e-10] (mixture weights AND the engine's e^eps built from it):
     the enclosure must hold at every point, checked at both ends and the centre, where the mpmath
     reference uses weights and e^eps from that same point (the exact tie w_{k+1} = e^eps w_k holds
@@ -364,7 +364,7 @@ def test_hockey_stick_epsilon_ball(sigma, K, phi, same_eps):
     be informative. Without ties only soundness is required: at phi = Delta the engine returns a
     valid but vacuous [0, ~11] there (and already for radius 1e-6 with ties, see the report)."""
     with working_precision(128):
-        e = _ball(EPS_LO, EPS_HI)
+        e = interval_ball(EPS_LO, EPS_HI)
         mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
         eng_eps = e if same_eps else e + 0
         assert (mix.design_epsilon is eng_eps) == same_eps
@@ -392,14 +392,14 @@ def test_shift_ball_value_and_derivative(sigma, eps, K, pa, pb):
     the midpoint, and the engine's ``derivative_on`` enclosure of H' over the ball must contain the
     mpmath difference quotient (H(pb) - H(pa)) / (pb - pa) = H'(xi) for some xi in the ball
     (mean value theorem)."""
-    from certdp.engines.gaussian_mixture import _Engine
+    from certdp.engines.gaussian_mixture import ShiftEngine
 
     with working_precision(128):
         e = arb(eps)
         mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
-        phi = _ball(pa, pb)
+        phi = interval_ball(pa, pb)
         val = hockey_stick_at_shift(mix, e, phi)
-        dh = _Engine(mix, e, 1e-12, 1e-14).derivative_on(phi)
+        dh = ShiftEngine(mix, e, 1e-12, 1e-14).derivative_on(phi)
     qa, qb = _q(pa), _q(pb)
     ha, hb = ref_h(sigma, eps, K, qa), ref_h(sigma, eps, K, qb)
     hm = ref_h(sigma, eps, K, (qa + qb) / 2)
@@ -425,20 +425,20 @@ EXPANSION_BALLS = [
 
 @pytest.mark.parametrize("sigma,eps,K,pa,pb", EXPANSION_BALLS)
 def test_shift_expansion_bounds_mpmath(sigma, eps, K, pa, pb):
-    """The second-order shift model of ``_Engine.shift_expansion`` on a ball ``[pa, pb]`` around its
+    """The second-order shift model of ``ShiftEngine.shift_expansion`` on a ball ``[pa, pb]`` around its
     midpoint ``m``: (i) its derivative enclosure holds the mpmath difference quotients over
     ``[pa, m]`` and ``[m, pb]``; (ii) ``H(t) - H(m) <= rise(|t - m|)`` and
     ``H(t) - max(H(pa), H(m), H(pb)) <= chord_rise`` for t at both ends, the quarter and the
     eighth points, with H from the mpmath reference; (iii) the rise is second order where the
     model is clean (it must shrink faster than linearly from a ball to its half)."""
-    from certdp.engines.gaussian_mixture import _Engine
+    from certdp.engines.gaussian_mixture import ShiftEngine
 
     mpmath.mp.dps = DPS
     with working_precision(64):
         e = arb(eps)
         mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
-        eng = _Engine(mix, e, 1e-4, 1e-9)
-        ball = _ball(pa, pb)
+        eng = ShiftEngine(mix, e, 1e-4, 1e-9)
+        ball = interval_ball(pa, pb)
         qm = (_q(pa) + _q(pb)) / 2
         mid = arb(qm.numerator) / qm.denominator
         ex = eng.shift_expansion(ball, mid)
@@ -472,7 +472,7 @@ GRID_BALLS = [
 
 @pytest.mark.parametrize("sigma,eps,K,pa,pb", GRID_BALLS)
 def test_grid_model_bounds_mpmath(sigma, eps, K, pa, pb):
-    """The grid model of ``_Engine.shift_expansion`` (8 sub-balls through the midpoint): at every grid
+    """The grid model of ``ShiftEngine.shift_expansion`` (8 sub-balls through the midpoint): at every grid
     point ``t_j`` the enclosure ``A_j + sum dh`` of ``H'(t_j)`` holds the mpmath derivative (central
     difference of the 60-digit ``H``, step 1e-9 of the ball; every other grid point);
     ``piecewise_sup`` from the certified point values at the two ends and the midpoint is above the
@@ -546,7 +546,7 @@ def test_mode_boxes_hold_every_mpmath_mode(sigma, eps, K):
 
 @pytest.mark.parametrize("sigma,eps,K", [("0.35063125", "0.75", 10), ("0.3075", "2", 5), ("2.3", "1", 10)])
 def test_tie_upper_bound_above_mpmath_at_the_tied_shift(sigma, eps, K):
-    """``_Engine.tie_upper_bound`` at ``phi = Delta`` bounds the 60-digit ``H(Delta)``; for sigma < Delta
+    """``ShiftEngine.tie_upper_bound`` at ``phi = Delta`` bounds the 60-digit ``H(Delta)``; for sigma < Delta
     it is within 1e-3 of it (``H(Delta)`` is then carried by the unmatched end component); at a shift
     that matches no components it declines (None)."""
     with working_precision(64):
@@ -563,7 +563,7 @@ def test_tie_upper_bound_counts_a_positive_matched_coefficient():
     """A two-component mixture ``0.1 N(0, s^2) + 0.9 N(1, s^2)`` at ``phi = 1``, eps = 0.1: the shifted
     heavy component lands on the light one with coefficient ``0.9 - e^0.1 0.1 > 0``; the bound must
     count it (plus the unmatched weight 0.1) and hold the mpmath ``H(1)`` by quadrature."""
-    from certdp.engines.gaussian_mixture import Component, GaussianMixture, _Engine
+    from certdp.engines.gaussian_mixture import Component, GaussianMixture, ShiftEngine
 
     s, e = mpmath.mpf("0.3"), mpmath.mpf("0.1")
 
@@ -573,7 +573,7 @@ def test_tie_upper_bound_counts_a_positive_matched_coefficient():
     ref = mpmath.quad(lambda x: max(f(x + 1) - mpmath.exp(e) * f(x), 0), [-6, -1, -0.5, 0, 0.5, 1, 6])
     with working_precision(64):
         mix = GaussianMixture([Component(arb("0.1"), arb(0)), Component(arb("0.9"), arb(1))], arb("0.3"))
-        bound = _Engine(mix, arb("0.1"), 1e-4, 1e-9).tie_upper_bound(arb(1))
+        bound = ShiftEngine(mix, arb("0.1"), 1e-4, 1e-9).tie_upper_bound(arb(1))
     assert ref <= _hi(bound) <= 1, (ref, _hi(bound))
     assert ref > mpmath.mpf("0.5")  # most of H comes from the matched pair
 
@@ -584,7 +584,7 @@ TIED_CASES = [("0.28", "0.1", 10), ("0.3", "1", 10), ("0.6", "0.5", 3), ("0.15",
 
 @pytest.mark.parametrize("sigma,eps,K", TIED_CASES)
 def test_tied_value_encloses_mpmath_at_the_tied_shift(sigma, eps, K):
-    """``_Engine.tied_value`` at ``phi = Delta`` (matched terms merged, one sign change, one root) holds
+    """``ShiftEngine.tied_value`` at ``phi = Delta`` (matched terms merged, one sign change, one root) holds
     the 60-digit ``H(Delta)`` to 1e-15 relative, also where it is 4e-44 (eps = 10) and where sigma > Delta;
     it declines (None) at a shift that matches no components. ``value_at`` must take this route."""
     with working_precision(64):
@@ -622,14 +622,14 @@ def test_tied_value_with_a_positive_matched_coefficient_and_its_limit():
     ``tied_value`` applies, and most of ``H`` comes from the positive matched pair);
     ``0.45 N(0) + 0.1 N(1) + 0.45 N(2)`` merges to ``+, -, +, -`` (three changes): it must decline, and
     ``value_at`` (the general route) must still hold the reference."""
-    from certdp.engines.gaussian_mixture import Component, GaussianMixture, _Engine
+    from certdp.engines.gaussian_mixture import Component, GaussianMixture, ShiftEngine
 
     s, e = mpmath.mpf("0.3"), mpmath.mpf("0.1")
     for weights, expect in ((("0.1", "0.9"), True), (("0.45", "0.1", "0.45"), False)):
         ref = _two_sided_reference([mpmath.mpf(w) for w in weights], list(range(len(weights))), s, e, 1)
         with working_precision(64):
             mix = GaussianMixture([Component(arb(w), arb(i)) for i, w in enumerate(weights)], arb("0.3"))
-            eng = _Engine(mix, arb("0.1"), 1e-4, 1e-9)
+            eng = ShiftEngine(mix, arb("0.1"), 1e-4, 1e-9)
             tied = eng.tied_value(arb(1))
             general = eng.value_at(arb(1))
         assert (tied is not None) is expect, weights
@@ -654,7 +654,7 @@ ENVELOPE_CASES = [
 
 @pytest.mark.parametrize("sigma,eps,K,qa,qb", ENVELOPE_CASES)
 def test_envelope_and_chord_bounds_above_mpmath_profile(sigma, eps, K, qa, qb):
-    """``_Engine.envelope_bound`` and ``_Engine.chord_bound`` from the certified end results bound the
+    """``ShiftEngine.envelope_bound`` and ``ShiftEngine.chord_bound`` from the certified end results bound the
     60-digit ``H`` at 9 shifts
     of the interval and at its mpmath argmax (ternary search). In the first and third cases the end values
     alone are below that max (2e-6 of it in the first), so the test fails without the correction
@@ -685,15 +685,15 @@ def test_shift_expansion_is_second_order_at_the_peak():
     (mpmath ``H'(m)`` by a central difference; ``|H''| ~ 0.0064`` there), where a first-order
     bound from a ball enclosure of ``H'`` (the previous engine) was ``~14 h^2`` and the global
     Lipschitz bound is ``1.3 h``."""
-    from certdp.engines.gaussian_mixture import _Engine
+    from certdp.engines.gaussian_mixture import ShiftEngine
 
     with working_precision(64):
         e = arb(2)
         mix = multi_gaussian_mixture(arb("0.3075"), e, arb(1), 5)
-        eng = _Engine(mix, e, 1e-4, 1e-9)
+        eng = ShiftEngine(mix, e, 1e-4, 1e-9)
         c = Fraction(96, 100)
         for w in (2.0 ** -10, 2.0 ** -12):
-            ball, mid = _ball(float(c) - w / 2, float(c) + w / 2), arb(c.numerator) / c.denominator
+            ball, mid = interval_ball(float(c) - w / 2, float(c) + w / 2), arb(c.numerator) / c.denominator
             ex = eng.shift_expansion(ball, mid)
             assert not ex.crude, "the model should be clean at the peak"
             h = (ball - mid).abs_upper()
@@ -816,15 +816,15 @@ def _sign_check(mix_i: int, u_lo: float, width_exp: float, phi_c: float, phi_exp
     with working_precision(128):
         e = arb(eps)
         mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
-        diff = _Difference(mix, e.exp(), float(e), e)  # same object: ties exact (interval_sign)
+        diff = MixtureDifference(mix, e.exp(), float(e), e)  # same object: ties exact (interval_sign)
         if lo is None:
             lo = float(-K - 1 - 6 * s + u_lo * (2 * K + 1 + 12 * s))
         hi = lo + s * 10.0 ** width_exp
         rad = 10.0 ** phi_exp
         pa, pb = max(1e-3, phi_c - rad), min(1.0, phi_c + rad)
-        phi = _ball(pa, pb)
+        phi = interval_ball(pa, pb)
         sgn = diff.logratio_sign(lo, hi, phi)
-        isg = diff.interval_sign(_ball(lo, hi), phi) if use_interval else 0
+        isg = diff.interval_sign(interval_ball(lo, hi), phi) if use_interval else 0
     checks = [(sgn, "logratio_sign")] + ([(isg, "interval_sign")] if use_interval else [])
     if all(c == 0 for c, _ in checks):
         return 0
@@ -848,7 +848,7 @@ def _sign_check(mix_i: int, u_lo: float, width_exp: float, phi_c: float, phi_exp
        phi_c=st.floats(0.05, 1.0), phi_exp=st.sampled_from([-12.0, -6.0, -3.0, -2.0]),
        near_delta=st.booleans())
 def test_logratio_sign_sound(mix_i, u_lo, width_exp, phi_c, phi_exp, near_delta):
-    """Whenever ``_Difference.logratio_sign`` (and ``interval_sign``, ties exact) returns +1/-1 on
+    """Whenever ``MixtureDifference.logratio_sign`` (and ``interval_sign``, ties exact) returns +1/-1 on
     [lo, hi] x phi-ball, mpmath (40-640 digits, exact grouped ties) finds the same sign of
     f(x+phi) - e^eps f(x) at the 5 x 4 grid of points including all corners."""
     if near_delta:
@@ -917,14 +917,14 @@ def test_kernel_sum_bounds_contain_mpmath_and_match_endpoint_form(sigma, eps, K)
         for i in range(120):
             c = float(rng.randint(-K, K)) if i % 5 == 0 else rng.uniform(-K - 4, K + 4)
             w = 10 ** rng.uniform(-9, -0.3)
-            lo, hi = mix.kernel_sum_bounds(_ball(c - w / 2, c + w / 2))
+            lo, hi = mix.kernel_sum_bounds(interval_ball(c - w / 2, c + w / 2))
             for t in (c - w / 2, c - w / 7, c, c + w / 2):
                 ref = mpmath.fsum((wk / z) * mpmath.exp(-(_mp(_q(t)) - k) ** 2 / (2 * s * s))
                                   for wk, k in zip(raw, range(-K, K + 1)))
                 assert _arb_end(lo.lower()) <= ref <= _arb_end(hi.upper()), (sigma, K, c, w, t)
             g_lo, g_hi = arb(0), arb(0)
             for comp, lw in zip(mix.components, mix._logw):
-                ex = lw - _sqr(_ball(c - w / 2, c + w / 2) - comp.mean) * mix._half_inv_s2
+                ex = lw - sqr(interval_ball(c - w / 2, c + w / 2) - comp.mean) * mix._half_inv_s2
                 g_lo += ex.lower().exp()
                 g_hi += ex.upper().exp()
             assert _arb_end(hi.upper()) <= _arb_end(g_hi.upper()) * (1 + mpmath.mpf(10) ** -12)
