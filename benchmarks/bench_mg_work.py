@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from certdp.engines import gaussian_mixture as engine  # noqa: E402
 from certdp.workflows import mixtures  # noqa: E402
-from certdp.workflows import mixtures_float  # noqa: E402
-from certdp.workflows.mixtures_tables import DELTAS, EPSILONS  # noqa: E402
+from certdp.engines.gaussian_mixture import float_guide  # noqa: E402
+from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS  # noqa: E402
 
 seconds: Counter = Counter()
 calls: Counter = Counter()
@@ -51,7 +51,7 @@ def main() -> None:
     args = parser.parse_args()
     _timed(engine.ShiftEngine, "shift_expansion", "models")
     _timed(engine.ShiftEngine, "value_at", "points")
-    _timed(mixtures_float, "mg_sigma_float", "float")
+    _timed(float_guide, "mg_sigma_float", "float")
     cells = [(d, e) for d in DELTAS for e in EPSILONS][::args.every]
     print(f"{'delta':>6} {'eps':>5} {'wall s':>7} {'cpu s':>6} {'float s':>7} {'models':>10} {'points':>11}")
     walls, totals = [], Counter()

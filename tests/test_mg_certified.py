@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 
 from certdp.engines.gaussian_mixture import MixtureDifference, hockey_stick_at_shift, interval_ball, privacy_profile_sup, sqr
 from certdp.mechanisms.multi_gaussian import multi_gaussian_mixture
-from certdp.numbers import working_precision
+from certdp.numbers import Decision, working_precision
 from certdp.workflows.mixtures import exact_calibration, mg_grid_step, mg_paper_calibration
-from certdp.workflows.mixtures_float import mg_sigma_float
+from certdp.engines.gaussian_mixture.float_guide import mg_sigma_float
 
 DPS = 60
 
@@ -761,7 +761,7 @@ def test_peak_scale_matches_mpmath_curvature():
     """``mg_peak_scale`` = ``sqrt(H / |H''|)`` at the float argmax, with ``H''`` from a 60-digit second
     difference of the mpmath ``H`` (step 1/1024): agreement to 1e-3. None at the tied shift and
     at a shift where ``H`` is convex."""
-    from certdp.workflows.mixtures_float import mg_argmax_hint, mg_peak_scale
+    from certdp.engines.gaussian_mixture.float_guide import mg_argmax_hint, mg_peak_scale
 
     sigma, eps, K = "0.318024263", "1", 10
     c = mg_argmax_hint(float(sigma), 1.0, K, 1.0)[0]
@@ -780,22 +780,22 @@ def test_peak_scale_matches_mpmath_curvature():
 def test_sup_decisions_do_not_depend_on_the_layout(peak_scale):
     """The first intervals around the hint follow ``peak_scale`` (a float); the certified decisions must
     not: with the target 1e-4 above the mpmath sup (at the float argmax, where ``H' = 0``) the
-    search decides "le" with ``upper`` above that value, 1e-4 below it decides "gt" with ``lower``
+    search decides YES (delta <= target) with ``upper`` above that value, 1e-4 below it decides NO with ``lower``
     below it, for every width (1/64 to 1/8) and for a wrong extra hint."""
-    from certdp.workflows.mixtures_float import mg_argmax_hint
+    from certdp.engines.gaussian_mixture.float_guide import mg_argmax_hint
 
     sigma, eps, K = "0.318024263", "1", 10
     c = mg_argmax_hint(float(sigma), 1.0, K, 1.0)[0]
     q = Fraction(round(c * 2**20), 2**20)
     top = ref_h(sigma, eps, K, q)
-    for factor, decided in (("1.0001", "le"), ("0.9999", "gt")):
+    for factor, decided in (("1.0001", Decision.YES), ("0.9999", Decision.NO)):
         with working_precision(64):
             e = arb(eps)
             mix = multi_gaussian_mixture(arb(sigma), e, arb(1), K)
             res = privacy_profile_sup(mix, e, arb(1), symmetric=True, rel_tol=1e-9, hints=[c, 0.3],
                                       target=arb(str(top * mpmath.mpf(factor))), peak_scale=peak_scale)
-        assert res.decided == decided, (peak_scale, factor, res.decided)
-        if decided == "le":
+        assert res.decided is decided, (peak_scale, factor, res.decided)
+        if decided is Decision.YES:
             assert top <= _hi(res.upper)
         else:
             assert _lo(res.lower) <= top * (1 + mpmath.mpf("1e-12"))
@@ -1017,7 +1017,7 @@ def test_mg_exact_retries_a_candidate_that_missed_the_peak(monkeypatch):
     10 % too small) is certified far above the target at the first probe; the guide is then rerun
     with the engine's argmax as an extra shift, and the bracket from its candidate needs two
     evaluations and gives the same value as from the good candidate."""
-    import certdp.workflows.mixtures_float as guide
+    import certdp.engines.gaussian_mixture.float_guide as guide
 
     good = exact_calibration("multi-gaussian", epsilon="1", delta="5e-7", components=10)
     real = guide.mg_sigma_float
@@ -1067,9 +1067,9 @@ def test_float_hockey_stick_and_slope_match_mpmath(sigma, eps, K, phi):
     """The float guide's ``(H, H')`` (roots by Newton, CDF sums, ``H' = sum f(b + phi) - f(a + phi)``)
     against the mpmath reference: ``H`` to 1e-9 relative, ``H'`` against a central difference of
     the 60-digit ``H`` (step 1e-6, error about 1e-12 times the third derivative)."""
-    from certdp.workflows.mixtures_float import _mg_components, mixture_hockey_stick_and_slope_float
+    from certdp.engines.gaussian_mixture.float_guide import mg_components, mixture_hockey_stick_and_slope_float
 
-    means, logw = _mg_components(float(eps), K, 1.0)
+    means, logw = mg_components(float(eps), K, 1.0)
     h, slope = mixture_hockey_stick_and_slope_float(means, logw, float(sigma), float(eps), float(phi))
     ref = ref_h(sigma, eps, K, phi)
     assert abs(h - ref) <= 1e-9 * ref, (h, ref)
@@ -1083,7 +1083,7 @@ def test_float_shift_argmax_finds_the_higher_of_two_peaks_in_one_cell():
     (4.95e-5 at 0.8834, 1.23e-5 at 0.919). The float search must return the higher one (Brent on
     ``H'`` over the whole cell found the lower one, and the guide fell back to ``H(7/8) = 3.9e-5``):
     its value is the 60-digit ``H`` at its argmax and at least the reference ``H(0.8834)``."""
-    from certdp.workflows.mixtures_float import mg_profile_float
+    from certdp.engines.gaussian_mixture.float_guide import mg_profile_float
 
     value, arg = mg_profile_float(0.2334693, 5.0, 10, 1.0)
     assert abs(value - ref_h("0.2334693", "5", 10, Fraction(arg))) <= 1e-9 * value
@@ -1166,7 +1166,7 @@ def test_audit_printed_cell_violated_witness_checked_by_mpmath():
     """Printed Table 4 value at (delta = 5e-7, eps = 4, K = 9): the implied sigma is re-derived here
     with mpmath from the printed 94.54 % and the analytic-Gaussian sigma (50 digits), and the
     engine's VIOLATED witness shift is re-evaluated by the independent mpmath reference."""
-    from certdp.workflows.mixtures_mg_tables import audit_printed_cell
+    from certdp.workflows.mixtures.tables_mg import audit_printed_cell
 
     res = audit_printed_cell(0, 7, timeout=120)
     assert res["verdict"] == "VIOLATED", res
@@ -1192,7 +1192,7 @@ def test_audit_printed_cell_violated_witness_checked_by_mpmath():
 def test_implied_sigma_impossible_is_checked_exactly():
     """(delta = 5e-3, eps = 1, K = 13, printed 58.95 %): the implied l2 loss is below the l2 loss of
     MG at sigma = 0 (sum_k p_k k^2, mpmath); K = 5 admits a positive sigma (so not for every K)."""
-    from certdp.workflows.mixtures_mg_tables import implied_sigma
+    from certdp.workflows.mixtures.tables_mg import implied_sigma
 
     kind, (m_up, floor_lo, every_k) = implied_sigma("1", "5e-3", 13, 58.95)
     mpmath.mp.dps = 50

@@ -111,7 +111,7 @@ class QuasiGaussian(Mechanism):
                         shape_epsilon: Fraction | None = None) -> float | None:
         if shape_epsilon is not None:
             return None
-        from certdp.workflows.mixtures_float import qg_paper_sigma_float
+        from certdp.engines.gaussian_mixture.float_guide import qg_paper_sigma_float
 
         try:
             return qg_paper_sigma_float(epsilon, math.exp(log_delta), float(sensitivity))

@@ -17,6 +17,7 @@ from certdp.engines.gaussian_mixture.engine import ShiftEngine
 from certdp.engines.gaussian_mixture.model import GaussianMixture
 from certdp.engines.gaussian_mixture.settings import DEFAULT_SETTINGS as settings
 from certdp.engines.gaussian_mixture.shift_value import ShiftResult
+from certdp.numbers import Decision
 
 __all__ = ["SupResult", "privacy_profile_sup"]
 
@@ -41,13 +42,14 @@ class SupResult:
     argmax: float
     intervals: int
     point_evaluations: int
-    decided: str | None  # "le" / "gt" in decision mode when decided, else None
+    #: decision mode: YES (delta(eps) <= target proven), NO (> target proven); else UNKNOWN
+    decided: Decision
 
 
 def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target: arb | None,
                        max_intervals: int, initial: int, trace: list | None = None,
                        hints: Sequence[float] = (), near_peak: Fraction = settings.initial_near_peak
-                       ) -> tuple[arb, arb, float, int, int, str | None]:
+                       ) -> tuple[arb, arb, float, int, int, Decision]:
     best_lower = arb(0)
     best_arg = 0.0
     points: dict[Fraction, ShiftResult] = {}
@@ -145,12 +147,12 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
         return up.min(alt).upper(), False
 
     # float hints (e.g. a float argmax) are evaluated first, at nearby dyadic shifts: a certified
-    # lower bound there often decides "gt" at once; they never affect the upper bound
+    # lower bound there often decides NO (above the target) at once; they never affect the upper bound
     for t in centres:
         point(t)
         if target is not None and best_lower > target:
             # decided before any search: the only upper bound known is the trivial H <= 1
-            return best_lower, arb(1), best_arg, 0, len(points), "gt"
+            return best_lower, arb(1), best_arg, 0, len(points), Decision.NO
     heap: list[tuple[float, int, Fraction, Fraction, arb, bool]] = []
     counter = 0
     step = Fraction(1, initial)
@@ -180,17 +182,17 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
         heap.append((-float(up), counter, ta, tb, up, fin))
         counter += 1
     heapq.heapify(heap)
-    decided = None
+    decided = Decision.UNKNOWN
     n_intervals = len(start)
     while True:
         neg_up, _, ta, tb, up, fin = heap[0]
         global_upper = up  # heap top has the largest upper bound
         if target is not None:
             if global_upper <= target:
-                decided = "le"
+                decided = Decision.YES
                 break
             if best_lower > target:
-                decided = "gt"
+                decided = Decision.NO
                 break
         gap = global_upper - best_lower
         if gap <= rel_tol * best_lower or (best_lower == 0 and global_upper <= 0):
@@ -231,11 +233,11 @@ def privacy_profile_sup(mix: GaussianMixture, epsilon: arb, sensitivity: arb, *,
     and one direction suffices); otherwise the mirrored mixture is searched too.
 
     Without ``target`` the search stops when ``upper - lower <= rel_tol * lower``. With a
-    ``target`` it stops as soon as ``upper <= target`` (decided "le": the mechanism is
-    (eps, target)-DP) or ``lower > target`` (decided "gt": it is not), so a calibration decision
+    ``target`` it stops as soon as ``upper <= target`` (decided ``Decision.YES``: the mechanism is
+    (eps, target)-DP) or ``lower > target`` (``Decision.NO``: it is not), so a calibration decision
     costs only the evaluations it needs. ``lower``/``upper`` are certified in every case; when
     the search runs out of ``max_intervals`` they are still valid, only wider. ``hints`` are float
-    shifts (e.g. a float argmax) evaluated first; they speed up a "gt" decision and the first
+    shifts (e.g. a float argmax) evaluated first; they speed up a NO decision and the first
     intervals are laid out around them, ``Delta / 16`` wide or, with ``peak_scale`` (a float
     distance over which ``H`` halves next to the hint), about ``peak_scale / 1.5``. Floats only
     choose cut points: the bounds hold whatever they are.
@@ -243,7 +245,7 @@ def privacy_profile_sup(mix: GaussianMixture, epsilon: arb, sensitivity: arb, *,
     scale = delta_scale if delta_scale is not None else (float(target) if target is not None else 1e-6)
     lowers, uppers, args = [], [], []
     n_int = n_pts = 0
-    decisions: list[str | None] = []
+    decisions: list[Decision] = []
     mixes = [mix] if symmetric else [mix, mix.mirrored()]
     for m in mixes:
         eng = ShiftEngine(m, epsilon, scale, rel_tol)
@@ -257,7 +259,7 @@ def privacy_profile_sup(mix: GaussianMixture, epsilon: arb, sensitivity: arb, *,
         n_int += ni
         n_pts += npnt
         decisions.append(dec)
-        if dec == "gt":
+        if dec is Decision.NO:
             break
     lower = lowers[0]
     upper = uppers[0]
@@ -265,11 +267,11 @@ def privacy_profile_sup(mix: GaussianMixture, epsilon: arb, sensitivity: arb, *,
         lower = lower.max(lo)
     for up in uppers[1:]:
         upper = upper.max(up)
-    if "gt" in decisions:
-        decided: str | None = "gt"
-    elif len(decisions) == len(mixes) and all(d == "le" for d in decisions):
-        decided = "le"
+    if Decision.NO in decisions:
+        decided = Decision.NO
+    elif len(decisions) == len(mixes) and all(d is Decision.YES for d in decisions):
+        decided = Decision.YES
     else:
-        decided = None
+        decided = Decision.UNKNOWN
     i = max(range(len(lowers)), key=lambda k: float(lowers[k]))
     return SupResult(lower, upper, args[i] * (1 if i == 0 else -1), n_int, n_pts, decided)
