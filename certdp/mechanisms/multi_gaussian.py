@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 from flint import arb
 
-from certdp.engines.gaussian_mixture import Component, GaussianMixture, privacy_profile_sup
+from certdp.engines.gaussian_mixture import Component, GaussianMixture, interval_ball, privacy_profile_sup
 from certdp.mechanisms.base import Mechanism, register
 from certdp.numbers import InputError, arb_of, parse_positive
 
@@ -115,7 +115,7 @@ class MultiGaussian(Mechanism):
                      shape_epsilon: Fraction | None = None, rel_tol: float = 1e-7,
                      target: arb | None = None) -> arb:
         lo, hi = cls.profile_bounds(value, epsilon, components, sensitivity, shape_epsilon, rel_tol, target)
-        return (lo + hi) / 2 + (hi - lo) / 2 * arb(0, 1)
+        return interval_ball(lo, hi)
 
     @classmethod
     def profile_bounds(cls, value: arb, epsilon: arb, components: int = 1, sensitivity: Fraction = Fraction(1),

@@ -12,7 +12,7 @@ import math
 
 from flint import arb
 
-__all__ = ["ZERO", "sqr", "ncdf", "nsf", "phi_diff", "float_down", "float_up", "interval_ball"]
+__all__ = ["ZERO", "sqr", "ncdf", "nsf", "phi_diff", "float_down", "float_up", "interval_ball", "hull"]
 
 
 ZERO = arb(0)
@@ -63,7 +63,16 @@ def float_up(x: arb) -> float:
     return f if arb(f) >= x else math.nextafter(f, math.inf)
 
 
-def interval_ball(lo: float, hi: float) -> arb:
-    """Arb ball containing the real interval [lo, hi] (float endpoints are exact dyadics)."""
+def interval_ball(lo: float | arb, hi: float | arb) -> arb:
+    """Arb ball containing the real interval [lo, hi] (float endpoints are exact dyadics; for ball
+    endpoints, every [a, b] with a in lo, b in hi)."""
     a, b = arb(lo), arb(hi)
+    return (a + b) / 2 + (b - a) / 2 * arb(0, 1)
+
+
+def hull(lo: arb, hi: arb) -> arb:
+    """Arb ball holding ``[lo.lower(), hi.upper()]`` (``hi.upper()`` alone if that is empty): a ball
+    enclosure of a quantity known to lie between the lower end of ``lo`` and the upper end of ``hi``."""
+    a = lo.lower() if lo.lower() < hi.upper() else hi.upper()
+    b = hi.upper()
     return (a + b) / 2 + (b - a) / 2 * arb(0, 1)
