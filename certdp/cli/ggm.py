@@ -47,7 +47,7 @@ def calibrate_ggm(shape, epsilon, delta, sensitivity, rtol, as_json, output):
     (bracket width ~1e-3, no Monte Carlo).
     """
     if _is_vector(sensitivity):
-        from certdp.workflows.shape_search import calibrate_vector
+        from certdp.workflows.ggm_vector import calibrate_vector
 
         cert = calibrate_vector(shape, epsilon, delta, sensitivity)
     else:
