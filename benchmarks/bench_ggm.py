@@ -32,7 +32,7 @@ def main(quick: bool = False) -> None:
     from certdp.numbers import arb_of, working_precision
     from certdp.workflows.calibrate import calibrate
     from certdp.workflows.ggm_vector import calibrate_vector
-    from certdp.workflows.shape_search import certified_shape_search
+    from certdp.workflows.ggm_shape_search import certified_shape_search
 
     rows = []
     shapes = ["1.05", "1.3", "1.5", "2.5", "4", "7.5", "12", "40"]

@@ -20,7 +20,7 @@ from certdp.numbers import (
     parse_probability,
     working_precision,
 )
-from certdp.workflows.shape_search import dyadic
+from certdp.workflows.ggm_shape_search import dyadic
 
 __all__ = ["calibrate_vector", "VECTOR_GRID_STEP"]
 
