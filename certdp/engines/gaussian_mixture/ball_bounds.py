@@ -15,7 +15,7 @@ __all__ = ["lipschitz_constant", "shift_tv_bound", "BallBoundsMixin"]
 
 
 def shift_tv_bound(h: arb, sigma: arb) -> arb:
-    """Upper bound 2 Phi(|h|/(2 sigma)) - 1 on |H(phi + h) - H(phi)| (see module docstring)."""
+    """Upper bound 2 Phi(|h|/(2 sigma)) - 1 on |H(phi + h) - H(phi)| (see the package docstring)."""
     return 2 * ncdf(abs(h) / (2 * sigma)) - 1
 
 

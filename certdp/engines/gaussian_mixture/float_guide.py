@@ -212,7 +212,7 @@ def mixture_hockey_stick_and_slope_float(means: np.ndarray, logw: np.ndarray, si
     whose two ends are close to a root are resampled 32 times finer: a narrow run may hide there) and
     refined by safeguarded Newton steps; ``H`` is then a sum of Gaussian-CDF differences over
     the positive runs and ``H' = sum over runs [a, b] of f(b + phi) - f(a + phi)`` (the engine's
-    derivative formula, module docstring of :mod:`certdp.engines.gaussian_mixture`). ``grid``: a
+    derivative formula, package docstring of :mod:`certdp.engines.gaussian_mixture`). ``grid``: a
     :func:`_root_grid_float` for a ``max_shift >= phi`` (same ``tail``), reused across shifts.
     """
     xs, base = grid if grid is not None else _root_grid_float(means, logw, sigma, phi, tail)

@@ -198,7 +198,7 @@ class ShiftModelMixin:
     """Second-order model of ``H`` on a ball of shifts (third part of :class:`ShiftEngine`)."""
 
     def derivative_on(self, phi: arb) -> arb:
-        """Enclosure of H'(t) for every t in the ball phi (see module docstring)."""
+        """Enclosure of H'(t) for every t in the ball phi (see the package docstring)."""
         mid = arb(phi.mid())
         ex = self.shift_expansion(phi, mid)
         return ex.derivative(phi - mid)
@@ -207,7 +207,7 @@ class ShiftModelMixin:
                         grid: Sequence[arb] | None = None) -> ShiftExpansion:
         """Second-order model of ``H`` on the ball of shifts ``phi`` around ``m`` in ``mid``.
 
-        ``H'(t) = int_{D > 0} f'(x + t) dx`` (module docstring) is a sum of boundary terms:
+        ``H'(t) = int_{D > 0} f'(x + t) dx`` (package docstring) is a sum of boundary terms:
         ``f(c + t)`` at the fixed ends ``c`` of certified-positive pieces (interior ends cancel
         exactly, with integer coefficients), ``+-f(r(t) + t)`` at each *clean* root, and the
         integrals over the other uncertain pieces. A clean root piece ``Q`` (:meth:`_clean_root`)

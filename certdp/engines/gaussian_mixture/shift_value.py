@@ -82,7 +82,7 @@ class ShiftValueMixin:
         return st
 
     def value_at(self, phi: arb) -> ShiftResult:
-        """Certified bounds on ``H(phi)`` at one shift (module docstring, "Fixed shift"; at a tied
+        """Certified bounds on ``H(phi)`` at one shift (package docstring, "Fixed shift"; at a tied
         shift :meth:`tied_value` when it applies)."""
         tied = self.tied_value(phi)
         if tied is not None:
