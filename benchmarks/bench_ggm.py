@@ -31,7 +31,8 @@ def main(quick: bool = False) -> None:
     from certdp.engines.product_loss import mc_empirical_bernstein, product_delta_bounds
     from certdp.numbers import arb_of, working_precision
     from certdp.workflows.calibrate import calibrate
-    from certdp.workflows.shape_search import calibrate_vector, certified_shape_search
+    from certdp.workflows.ggm_vector import calibrate_vector
+    from certdp.workflows.ggm_shape_search import certified_shape_search
 
     rows = []
     shapes = ["1.05", "1.3", "1.5", "2.5", "4", "7.5", "12", "40"]

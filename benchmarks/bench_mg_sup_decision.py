@@ -20,7 +20,7 @@ from flint import arb, ctx
 
 from certdp.engines.gaussian_mixture import privacy_profile_sup
 from certdp.mechanisms.multi_gaussian import multi_gaussian_mixture
-from certdp.workflows.mixtures_float import mg_profile_float
+from certdp.engines.gaussian_mixture.float_guide import mg_profile_float
 
 # (K, eps, sigma, target / float sup)
 CASES = [
@@ -38,7 +38,7 @@ def decide(k: int, eps: str, sigma: str, factor: float) -> tuple[str, int, int, 
     start = time.perf_counter()
     res = privacy_profile_sup(mix, e, arb(1), symmetric=True, rel_tol=1e-9, target=arb(sup * factor),
                               hints=[argmax])
-    return str(res.decided), res.intervals, res.point_evaluations, time.perf_counter() - start
+    return res.decided.value, res.intervals, res.point_evaluations, time.perf_counter() - start
 
 
 def main() -> None:

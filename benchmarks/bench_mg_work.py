@@ -1,8 +1,8 @@
 """Where the certified MG Alg. 1 calibration spends its time, cell by cell (seed 000 grid, K = 10).
 
 For each (delta, eps) cell: wall and CPU seconds, the float guide's seconds, and the count and
-seconds of the certified engine's two costly steps -- shift models (``_Engine.shift_expansion``)
-and point values (``_Engine.value_at``). Counts are what to compare between versions: seconds
+seconds of the certified engine's two costly steps -- shift models (``ShiftEngine.shift_expansion``)
+and point values (``ShiftEngine.value_at``). Counts are what to compare between versions: seconds
 on a shared machine drift by tens of percent between runs, counts do not.
 
     python benchmarks/bench_mg_work.py              # all 150 cells, ~4 min
@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from certdp.engines import gaussian_mixture as engine  # noqa: E402
 from certdp.workflows import mixtures  # noqa: E402
-from certdp.workflows import mixtures_float  # noqa: E402
-from certdp.workflows.mixtures_tables import DELTAS, EPSILONS  # noqa: E402
+from certdp.engines.gaussian_mixture import float_guide  # noqa: E402
+from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS  # noqa: E402
 
 seconds: Counter = Counter()
 calls: Counter = Counter()
@@ -49,9 +49,9 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=1, help="take every n-th cell of the 150 (default: all)")
     parser.add_argument("--components", type=int, default=10)
     args = parser.parse_args()
-    _timed(engine._Engine, "shift_expansion", "models")
-    _timed(engine._Engine, "value_at", "points")
-    _timed(mixtures_float, "mg_sigma_float", "float")
+    _timed(engine.ShiftEngine, "shift_expansion", "models")
+    _timed(engine.ShiftEngine, "value_at", "points")
+    _timed(float_guide, "mg_sigma_float", "float")
     cells = [(d, e) for d in DELTAS for e in EPSILONS][::args.every]
     print(f"{'delta':>6} {'eps':>5} {'wall s':>7} {'cpu s':>6} {'float s':>7} {'models':>10} {'points':>11}")
     walls, totals = [], Counter()

@@ -19,9 +19,9 @@ import time
 
 from certdp.workflows.calibrate import calibrate
 from certdp.workflows.mixtures import exact_calibration, mg_paper_calibration, qg_paper_calibration
-from certdp.workflows.mixtures_float import analytic_gaussian_sigma_float, mg_sigma_float, qg_paper_sigma_float
-from certdp.workflows.mixtures_mg_tables import run_with_timeout
-from certdp.workflows.mixtures_tables import DELTAS, EPSILONS
+from certdp.engines.gaussian_mixture.float_guide import analytic_gaussian_sigma_float, mg_sigma_float, qg_paper_sigma_float
+from certdp.workflows.mixtures.tables_mg import run_with_timeout
+from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS
 
 PAPER = {"analytic Gaussian": (0.16, 0.28), "quasi-Gaussian (Thm 4.2)": (0.87, 1.27), "multi-Gaussian K=10": (6.64, 32.15)}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from certdp.workflows.shape_search import certified_shape_search
+from certdp.workflows.ggm_shape_search import certified_shape_search
 
 PAPER = {  # (eps, delta): (p_hat, L2(p_hat), best benchmark L2, improvement %)
     ("0.25", "0.1"): (2.7790, 38.10, 40.19, 5.21),

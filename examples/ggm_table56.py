@@ -16,7 +16,7 @@ from scipy.optimize import minimize_scalar
 from certdp.engines.product_loss import float_product_scale
 from certdp.mechanisms.generalized_gaussian import moment_factor
 from certdp.numbers import arb_of
-from certdp.workflows.shape_search import calibrate_vector
+from certdp.workflows.ggm_vector import calibrate_vector
 
 SENS = [1.0, 2.0]
 PAPER6 = {  # (eps, delta+alpha): (p_hat, L2(p_hat), best benchmark L2, improvement %)

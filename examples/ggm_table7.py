@@ -17,7 +17,7 @@ from scipy.optimize import minimize_scalar
 from certdp.engines.product_loss import float_product_scale
 from certdp.mechanisms.generalized_gaussian import moment_factor
 from certdp.numbers import arb_of
-from certdp.workflows.shape_search import calibrate_vector
+from certdp.workflows.ggm_vector import calibrate_vector
 
 VECTORS = {"(1,1,1,1,1)": [1, 1, 1, 1, 1], "(12,9,5,3,1)": [12, 9, 5, 3, 1],
            "(3.5,1,1,1,1)": [3.5, 1, 1, 1, 1], "(21,1,1,1,1)": [21, 1, 1, 1, 1]}

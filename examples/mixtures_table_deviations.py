@@ -7,8 +7,8 @@ import json, math, sys
 from fractions import Fraction
 from scipy.optimize import brentq
 from flint import arb
-from certdp.workflows.mixtures_tables import *
-from certdp.workflows.mixtures_float import qg_moments_float
+from certdp.workflows.mixtures.tables_qg import *
+from certdp.engines.gaussian_mixture.float_guide import qg_moments_float
 from certdp.workflows.mixtures import qg_sigma1_profile
 from certdp.numbers import working_precision, arb_of, decimal_bounds
 for (i,j,tab) in [(0,1,5),(0,1,6),(0,2,5),(0,2,6),(1,2,5),(1,2,6),(1,1,6),(3,0,6)]:

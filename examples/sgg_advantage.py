@@ -20,7 +20,7 @@ import math
 import sys
 import time
 
-from certdp.workflows.sgg_search import baseline_mse_float, optimize_sgg, search_shape
+from certdp.workflows.sgg_parameter_search import baseline_mse_float, optimize_sgg, search_shape
 
 EPS = 0.1
 

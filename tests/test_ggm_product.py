@@ -64,7 +64,7 @@ def test_refining_the_grid_nests():
 def test_vector_calibration_table5_and_verify():
     """Seed 004 Table 5, Delta = (1, 2), (eps, delta + alpha) = (1, 0.01): our certified b-hat at
     p = 1.2947 is below the paper's MC-EB 3.81 (no alpha slack) and consistent with it to 1 %."""
-    from certdp.workflows.shape_search import calibrate_vector
+    from certdp.workflows.ggm_vector import calibrate_vector
     from certdp.workflows.verify import verify
 
     cert = calibrate_vector("1.2947", 1, "0.01", "1,2")
@@ -79,7 +79,7 @@ def test_table5_improvement_at_paper_shape():
     moment drops by about 15.25 % (paper, MC-EB); ours is certified from the safe scale ends."""
     from certdp.mechanisms.generalized_gaussian import moment_factor
     from certdp.numbers import arb_of
-    from certdp.workflows.shape_search import calibrate_vector
+    from certdp.workflows.ggm_vector import calibrate_vector
 
     sel = calibrate_vector("1.2947", 1, "0.01", "1,2")
     lap = calibrate_vector("1", 1, "0.01", "1,2")

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from certdp.workflows.shape_search import certified_shape_search, float_objective, grid_shape_search
+from certdp.workflows.ggm_shape_search import certified_shape_search, float_objective, grid_shape_search
 
 TABLE3 = {  # (eps, delta): (p_hat, L2(p_hat), best benchmark L2, improvement %), Delta = 3
     ("0.25", "0.1"): (2.7790, 38.10, 40.19, 5.21),

@@ -53,7 +53,7 @@ def test_profile_and_zcdp_and_bad_input():
     assert cert["method"] == "seed000-alg-1" and cert["condition"]["target_delta"] == "0.00099"
     lo, hi = (float(x) for x in cert["interval"])
     # independent float check (not a proof): the float hockey-stick sup brackets (1 - eta) delta
-    from certdp.workflows.mixtures_float import mg_profile_float
+    from certdp.engines.gaussian_mixture.float_guide import mg_profile_float
 
     assert mg_profile_float(hi, 1.0, 2)[0] <= 0.00099 * (1 + 1e-6) <= mg_profile_float(lo, 1.0, 2)[0] * (1 + 1e-6)
     r = _run(["calibrate", "multi-gaussian", "-K", "2", "-e", "1", "-d", "1e-3", "--eta", "1.5"])
@@ -64,7 +64,7 @@ def test_profile_and_zcdp_and_bad_input():
 
 def test_profile_plot_and_rtol(tmp_path):
     """--plot writes a PNG; the certified enclosure contains the independent float guide value."""
-    from certdp.workflows.mixtures_float import mg_profile_float
+    from certdp.engines.gaussian_mixture.float_guide import mg_profile_float
 
     png = tmp_path / "mg.png"
     r = _run(["profile", "multi-gaussian", "--sigma", "0.8", "-K", "2", "-e", "1", "--plot", str(png), "--json"])
@@ -83,7 +83,7 @@ def test_optimize_multi_gaussian_best_k():
     """Best K for l1 at (eps = 0.25, delta = 1e-5), K <= 3: the certified loss at the certified sigma
     matches the closed-form float moment at that sigma (App. B.2, float64) and the chosen K
     minimises the float losses."""
-    from certdp.workflows.mixtures_float import mg_moments_float
+    from certdp.engines.gaussian_mixture.float_guide import mg_moments_float
 
     r = _run(["optimize", "multi-gaussian", "-e", "0.25", "-d", "1e-5", "--max-components", "3", "--json"])
     assert r.exit_code == 0, r.output
@@ -111,7 +111,7 @@ def test_optimize_multi_gaussian_certified_search():
     """--certify-search at (eps = 1, delta = 0.01), K <= 6: every K's certified l1 interval contains
     the 50-digit E|X| at both ends of its certified sigma bracket (loss increasing in sigma), the
     best K (4) is certified (its interval lies below all others) and is the float search's argmin."""
-    from certdp.workflows.mixtures_mg_tables import mg_best_k_certified, mg_best_k_float
+    from certdp.workflows.mixtures.best_k import mg_best_k_certified, mg_best_k_float
 
     r = _run(["optimize", "multi-gaussian", "-e", "1", "-d", "0.01", "--max-components", "6",
               "--certify-search", "--json"])

@@ -14,7 +14,7 @@ from certdp.mechanisms import get_mechanism
 from certdp.mechanisms.quasi_gaussian import QuasiGaussian
 from certdp.numbers import working_precision
 from certdp.workflows.mixtures import exact_calibration, qg_paper_calibration
-from certdp.workflows.mixtures_float import qg_paper_sigma_float
+from certdp.engines.gaussian_mixture.float_guide import qg_paper_sigma_float
 
 mpmath.mp.dps = 50
 

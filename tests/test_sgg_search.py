@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from certdp.workflows.sgg_search import float_mse, optimize_sgg
+from certdp.workflows.sgg_parameter_search import float_mse, optimize_sgg
 
 
 def test_float_mse_gaussian_member_matches_gaussian():

@@ -47,7 +47,7 @@ def calibrate_ggm(shape, epsilon, delta, sensitivity, rtol, as_json, output):
     (bracket width ~1e-3, no Monte Carlo).
     """
     if _is_vector(sensitivity):
-        from certdp.workflows.shape_search import calibrate_vector
+        from certdp.workflows.ggm_vector import calibrate_vector
 
         cert = calibrate_vector(shape, epsilon, delta, sensitivity)
     else:
@@ -103,7 +103,7 @@ def shape_ggm(epsilon, delta, sensitivity, moment, tolerance, p_max, grid, plot,
         return
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from certdp.workflows.shape_search import certified_shape_search
+    from certdp.workflows.ggm_shape_search import certified_shape_search
 
     eta = float(tolerance)
     with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
@@ -172,7 +172,7 @@ def _plot_trace(result, path: str) -> None:
 def _grid(epsilon: str, delta: str, sensitivity: str, moment: int, plot: str | None, as_json: bool) -> None:
     from rich.progress import Progress
 
-    from certdp.workflows.shape_search import grid_shape_search
+    from certdp.workflows.ggm_shape_search import grid_shape_search
 
     eps_list = _range(epsilon, "epsilon")
     delta_list = _range(delta, "delta")

@@ -78,51 +78,6 @@ def calibrate_mg(epsilon, delta, sensitivity, components, eta, method, rtol, as_
 
 
 # ---------------------------------------------------------------- profile / audit
-def _profile_value(name: str, sigma: str, epsilon: str, sensitivity: str, components: int | None,
-                   target: str | None = None, rel_tol: float = 1e-8):
-    from fractions import Fraction
-
-    from flint import arb
-
-    from certdp.engines.gaussian_mixture import privacy_profile_sup
-    from certdp.mechanisms.multi_gaussian import multi_gaussian_mixture
-    from certdp.mechanisms.quasi_gaussian import quasi_gaussian_mixture
-    from certdp.numbers import arb_of, decimal_bounds, parse_positive, working_precision
-
-    s = parse_positive(sigma, "sigma")
-    e = parse_positive(epsilon, "epsilon")
-    d = parse_positive(sensitivity, "sensitivity")
-    with working_precision(128):
-        e_arb = arb_of(e)  # one object for mixture and engine: exact weight ties (engine docstring)
-        hints: list[float] = []
-        if name == "multi-gaussian":
-            mix = multi_gaussian_mixture(arb_of(s), e_arb, arb_of(d), int(components or 0))
-            if target is not None:
-                from certdp.workflows.mixtures_float import mg_argmax_hint
-
-                hints = mg_argmax_hint(float(s), float(e), int(components or 0), float(d))
-        else:
-            mix = quasi_gaussian_mixture(arb_of(s), e_arb, arb_of(d))
-        tgt = None if target is None else arb_of(Fraction(target))
-        res = privacy_profile_sup(mix, e_arb, arb_of(d), symmetric=True, rel_tol=rel_tol, target=tgt, hints=hints)
-        lo = decimal_bounds(res.lower)[0]
-        hi = decimal_bounds(res.upper)[1]
-        witness = None
-        if res.decided == "gt":
-            from certdp.engines.gaussian_mixture import _Engine
-
-            phi = arb_of(d) * arb(res.argmax)
-            eng = _Engine(mix, e_arb, float(target), 1e-8)
-            st = eng.structure(phi)
-            runs, _ = st.runs()
-            val = eng.value_at(phi)
-            witness = {"shift_phi": repr(res.argmax * float(d)),
-                       "set_where_f(x+phi)>e^eps f(x)": [[repr(float(a)), repr(float(b))] for a, b in runs],
-                       "certified_H(phi)_lower": decimal_bounds(val.lower)[0],
-                       "certified_excess_over_delta": decimal_bounds(val.lower - arb_of(Fraction(target)))[0]}
-    return lo, hi, res, witness
-
-
 def _plot_mixture(name: str, sigma: str, epsilon: str, sensitivity: str, components: int | None,
                   enclosure: tuple[str, str], argmax: float, path: str) -> None:
     """Density and, for MG, the float64 shift profile phi -> H(phi) (illustration; the certified
@@ -133,14 +88,14 @@ def _plot_mixture(name: str, sigma: str, epsilon: str, sensitivity: str, compone
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from certdp.workflows.mixtures_float import _mg_components, mixture_hockey_stick_float
+    from certdp.engines.gaussian_mixture.float_guide import mg_components, mixture_hockey_stick_float
 
     s, e, d = float(sigma), float(epsilon), float(sensitivity)
     k = int(components or 0)
     reach = (k + 1) * d + 5 * s if name == "multi-gaussian" else d + 5 * s
     xs = np.linspace(-reach, reach, 2001)
     if name == "multi-gaussian":
-        means, logw = _mg_components(e, k, d)
+        means, logw = mg_components(e, k, d)
         dens = np.exp(logw[None, :] - (xs[:, None] - means[None, :]) ** 2 / (2 * s * s)).sum(axis=1)
     else:
         dens = np.exp(e - xs ** 2 / (2 * s * s)) + np.exp(-(np.abs(xs) - d) ** 2 / (2 * s * s))
@@ -180,7 +135,10 @@ for _name in ("quasi-gaussian", "multi-gaussian"):
         def command(sigma, epsilon, sensitivity, components, as_json, plot, rel_tol):
             if not 0 < rel_tol < 1:
                 raise InputError("rtol", "must be in (0, 1)")
-            lo, hi, res, _ = _profile_value(name, sigma, epsilon, sensitivity, components, rel_tol=rel_tol)
+            from certdp.workflows.mixtures import mixture_profile_value
+
+            res = mixture_profile_value(name, sigma, epsilon, sensitivity, components, rel_tol=rel_tol)
+            lo, hi = res.lower, res.upper
             if plot:
                 _plot_mixture(name, sigma, epsilon, sensitivity, components, (lo, hi), res.argmax, plot)
             data = {"mechanism": name, "sigma": sigma, "epsilon": epsilon, "components": components,
@@ -207,8 +165,10 @@ for _name in ("quasi-gaussian", "multi-gaussian"):
 @json_option
 def audit_mg(sigma, components, epsilon, delta, sensitivity, as_json):
     """Is MG(sigma, K) (epsilon, delta)-DP? VALID / VIOLATED (with witness) / UNDECIDED."""
-    lo, hi, res, witness = _profile_value("multi-gaussian", sigma, epsilon, sensitivity, components, target=delta)
-    verdict = {"le": "VALID", "gt": "VIOLATED"}.get(res.decided or "", "UNDECIDED")
+    from certdp.workflows.mixtures import mixture_profile_value
+
+    res = mixture_profile_value("multi-gaussian", sigma, epsilon, sensitivity, components, target=delta)
+    lo, hi, witness, verdict = res.lower, res.upper, res.witness, res.verdict
     data = {"verdict": verdict, "delta_enclosure": [lo, hi], "claimed_delta": delta, "witness": witness}
     if as_json:
         print_json(data)
@@ -246,7 +206,7 @@ def table_mixtures(as_json, plot):
     from rich.progress import Progress
     from rich.table import Table
 
-    from certdp.workflows.mixtures_tables import DELTAS, EPSILONS, PAPER_TABLE5, PAPER_TABLE6, qg_tables
+    from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS, PAPER_TABLE5, PAPER_TABLE6, qg_tables
 
     with Progress(console=console, transient=True, disable=as_json) as bar:
         task = bar.add_task("QG vs analytic Gaussian (certified)", total=len(DELTAS) * len(EPSILONS))
@@ -314,9 +274,9 @@ def table_multi_gaussian(as_json, workers, audit_timeout, certify_cells, certify
     from rich.progress import Progress
     from rich.table import Table
 
-    from certdp.workflows.mixtures_mg_tables import (PAPER_TABLE3, PAPER_TABLE4, audit_printed_cell,
+    from certdp.workflows.mixtures.tables_mg import (PAPER_TABLE3, PAPER_TABLE4, audit_printed_cell,
                                                      certify_cell, mg_cell_float)
-    from certdp.workflows.mixtures_tables import DELTAS, EPSILONS
+    from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS
 
     cells = [(i, j) for i in range(len(DELTAS)) for j in range(len(EPSILONS))]
     floats: dict = {}
@@ -400,7 +360,7 @@ def optimize_mg(epsilon, delta, loss, max_components, eta, certify_search, as_js
     """
     from certdp.numbers import parse_positive, parse_probability
     from certdp.workflows.mixtures import mg_paper_calibration
-    from certdp.workflows.mixtures_mg_tables import mg_best_k_certified, mg_best_k_float
+    from certdp.workflows.mixtures.best_k import mg_best_k_certified, mg_best_k_float
 
     e = parse_positive(epsilon, "epsilon")
     d = parse_probability(delta, "delta")
@@ -442,7 +402,7 @@ def optimize_mg(epsilon, delta, loss, max_components, eta, certify_search, as_js
     from fractions import Fraction
 
     from certdp.numbers import decimal_bounds, working_precision
-    from certdp.workflows.mixtures_mg_tables import mg_loss
+    from certdp.workflows.mixtures.best_k import mg_loss
 
     with working_precision(128):
         lo, hi = decimal_bounds(mg_loss(Fraction(cert.value), best, e, loss))

@@ -236,7 +236,7 @@ def optimize_sgg_command(dimension, epsilon, delta, sensitivity, maxfev, no_base
     """Alg. 5 of seed 003: the (alpha, p) with least MSE (float search), then a certified rate and MSE."""
     from rich.progress import Progress
 
-    from certdp.workflows.sgg_search import optimize_sgg
+    from certdp.workflows.sgg_parameter_search import optimize_sgg
 
     with Progress(console=console, transient=True, disable=as_json) as bar:
         task = bar.add_task("float search over (alpha, p)", total=None)

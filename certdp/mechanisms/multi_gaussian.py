@@ -15,11 +15,11 @@ from typing import Any, Sequence
 import numpy as np
 from flint import arb
 
-from certdp.engines.gaussian_mixture import Component, GaussianMixture, privacy_profile_sup
+from certdp.engines.gaussian_mixture import Component, GaussianMixture, interval_ball, privacy_profile_sup
 from certdp.mechanisms.base import Mechanism, register
 from certdp.numbers import InputError, arb_of, parse_positive
 
-__all__ = ["MultiGaussian", "multi_gaussian_mixture", "multi_gaussian_core"]
+__all__ = ["MultiGaussian", "multi_gaussian_mixture", "multi_gaussian_core", "parse_components"]
 
 
 def _weights(shape_epsilon: arb, k_max: int) -> list[arb]:
@@ -59,7 +59,8 @@ def multi_gaussian_core(sigma: arb, shape_epsilon: arb, sensitivity: arb, compon
     return core, slack
 
 
-def _parse_components(k: object) -> int:
+def parse_components(k: object) -> int:
+    """The number of components ``K`` (an ``int`` or a decimal string, ``>= 0``); :class:`InputError` otherwise."""
     if isinstance(k, bool) or not isinstance(k, (int, str)):
         raise InputError("components", "must be an integer >= 0")
     try:
@@ -95,7 +96,7 @@ class MultiGaussian(Mechanism):
     @classmethod
     def parse_fixed(cls, components: object = 1, sensitivity: object = 1, shape_epsilon: object = None) -> dict[str, Any]:
         return {
-            "components": _parse_components(components),
+            "components": parse_components(components),
             "sensitivity": parse_positive(sensitivity, "sensitivity"),
             "shape_epsilon": None if shape_epsilon is None else parse_positive(shape_epsilon, "shape_epsilon"),
         }
@@ -115,7 +116,7 @@ class MultiGaussian(Mechanism):
                      shape_epsilon: Fraction | None = None, rel_tol: float = 1e-7,
                      target: arb | None = None) -> arb:
         lo, hi = cls.profile_bounds(value, epsilon, components, sensitivity, shape_epsilon, rel_tol, target)
-        return (lo + hi) / 2 + (hi - lo) / 2 * arb(0, 1)
+        return interval_ball(lo, hi)
 
     @classmethod
     def profile_bounds(cls, value: arb, epsilon: arb, components: int = 1, sensitivity: Fraction = Fraction(1),
@@ -130,7 +131,7 @@ class MultiGaussian(Mechanism):
         se = epsilon if shape_epsilon is None else arb_of(shape_epsilon)
         d = arb_of(sensitivity)
         if target is not None and shape_epsilon is None and hints is None:
-            from certdp.workflows.mixtures_float import mg_argmax_hint, mg_peak_scale
+            from certdp.engines.gaussian_mixture.float_guide import mg_argmax_hint, mg_peak_scale
 
             hints = mg_argmax_hint(float(value.mid()), float(epsilon.mid()), components, float(sensitivity))
             if hints and peak_scale is None:
@@ -142,7 +143,7 @@ class MultiGaussian(Mechanism):
             mix, slack = multi_gaussian_core(value, se, d, components, epsilon, target * arb("1e-12"))
         else:
             mix, slack = multi_gaussian_mixture(value, se, d, components), arb(0)
-        core_target = None if target is None else (target - slack).lower()  # "le" on the core then holds for MG
+        core_target = None if target is None else (target - slack).lower()  # "delta <= target" on the core then holds for MG
         res = privacy_profile_sup(mix, epsilon, d, symmetric=True, rel_tol=rel_tol, target=core_target, hints=hints,
                                   peak_scale=peak_scale)
         if argmax_out is not None:

@@ -28,6 +28,7 @@ import numpy as np
 from flint import arb
 
 from certdp.engines.gaussian_mixture import Component, GaussianMixture, privacy_profile_sup
+from certdp.engines.gaussian_mixture.balls import hull
 from certdp.mechanisms.base import Mechanism, register
 from certdp.numbers import arb_of, normal_cdf, parse_positive
 
@@ -94,7 +95,7 @@ class QuasiGaussian(Mechanism):
     def profile_ball(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1),
                      shape_epsilon: Fraction | None = None, rel_tol: float = 1e-7,
                      target: arb | None = None) -> arb:
-        return _hull(*cls.profile_bounds(value, epsilon, sensitivity, shape_epsilon, rel_tol, target))
+        return hull(*cls.profile_bounds(value, epsilon, sensitivity, shape_epsilon, rel_tol, target))
 
     @classmethod
     def profile_bounds(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1),
@@ -112,7 +113,7 @@ class QuasiGaussian(Mechanism):
                         shape_epsilon: Fraction | None = None) -> float | None:
         if shape_epsilon is not None:
             return None
-        from certdp.workflows.mixtures_float import qg_paper_sigma_float
+        from certdp.engines.gaussian_mixture.float_guide import qg_paper_sigma_float
 
         try:
             return qg_paper_sigma_float(epsilon, math.exp(log_delta), float(sensitivity))
@@ -162,8 +163,3 @@ class QuasiGaussian(Mechanism):
         sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
         return np.where(center, rng.normal(0.0, s, shape), sign * side)
 
-
-def _hull(lo: arb, hi: arb) -> arb:
-    a = lo.lower() if lo.lower() < hi.upper() else hi.upper()
-    b = hi.upper()
-    return (a + b) / 2 + (b - a) / 2 * arb(0, 1)

@@ -67,7 +67,7 @@ def calibrate(mechanism: str, *, epsilon: object, delta: object, rtol: object = 
         return _bracket_calibration(cls, epsilon, delta, DEFAULT_RTOL if rtol is None else rtol, params)
     options = {} if rtol is None else {"rtol": rtol}
     if chosen == "product-loss-engine":
-        from certdp.workflows.shape_search import calibrate_vector
+        from certdp.workflows.ggm_vector import calibrate_vector
 
         return calibrate_vector(fixed.get("shape", 2), epsilon, delta, fixed.get("sensitivity", 1))
     from certdp.workflows import mixtures

@@ -1,4 +1,4 @@
-"""Float64 versions of seed 000's calibrations (NOT certified).
+"""Float64 guides of the mixture engine: seed 000's calibrations in float64 (NOT certified).
 
 Used as candidates for the certified brackets, for the float-only column of the benchmark and
 to compare with the paper's Julia numbers. Nothing here decides a privacy inequality.
@@ -16,7 +16,7 @@ from scipy.special import log_ndtr, ndtr
 __all__ = ["qg_sigma1_float", "qg_sigma2_float", "qg_paper_sigma_float", "analytic_gaussian_sigma_float",
            "qg_moments_float", "mg_moments_float",
            "mixture_hockey_stick_float", "mixture_hockey_stick_and_slope_float", "mg_profile_float",
-           "mg_sigma_float", "mg_argmax_hint", "mg_peak_scale", "qg_extremum_float"]
+           "mg_sigma_float", "mg_argmax_hint", "mg_peak_scale", "qg_extremum_float", "mg_components"]
 
 
 def _h_sum(sigma: float, eps: float, delta: float, d: float) -> float:
@@ -144,7 +144,8 @@ def mg_moments_float(sigma: float, eps: float, k_max: int, d: float = 1.0) -> tu
 # ------------------------------------------------------------------ multi-Gaussian (float guide)
 
 
-def _mg_components(eps: float, k_max: int, d: float) -> tuple[np.ndarray, np.ndarray]:
+def mg_components(eps: float, k_max: int, d: float) -> tuple[np.ndarray, np.ndarray]:
+    """Means ``k d`` and normalised log-weights ``-|k| eps`` of the MG mixture, ``|k| <= k_max``."""
     ks = np.arange(-k_max, k_max + 1)
     logw = -np.abs(ks) * float(eps)
     logw -= float(np.logaddexp.reduce(logw))
@@ -211,7 +212,7 @@ def mixture_hockey_stick_and_slope_float(means: np.ndarray, logw: np.ndarray, si
     whose two ends are close to a root are resampled 32 times finer: a narrow run may hide there) and
     refined by safeguarded Newton steps; ``H`` is then a sum of Gaussian-CDF differences over
     the positive runs and ``H' = sum over runs [a, b] of f(b + phi) - f(a + phi)`` (the engine's
-    derivative formula, module docstring of :mod:`certdp.engines.gaussian_mixture`). ``grid``: a
+    derivative formula, package docstring of :mod:`certdp.engines.gaussian_mixture`). ``grid``: a
     :func:`_root_grid_float` for a ``max_shift >= phi`` (same ``tail``), reused across shifts.
     """
     xs, base = grid if grid is not None else _root_grid_float(means, logw, sigma, phi, tail)
@@ -358,7 +359,7 @@ def _mg_shift_profile(means: np.ndarray, logw: np.ndarray, sigma: float, eps: fl
 def mg_profile_float(sigma: float, eps: float, k_max: int, d: float = 1.0, n_phi: int = 17,
                      shape_eps: float | None = None) -> tuple[float, float]:
     """(sup_{phi in [0, d]} H(phi), argmax) for MG(sigma, K) in float64 (grid + Brent on ``H'``)."""
-    means, logw = _mg_components(eps if shape_eps is None else shape_eps, k_max, d)
+    means, logw = mg_components(eps if shape_eps is None else shape_eps, k_max, d)
     return _shift_argmax(_mg_shift_profile(means, logw, sigma, eps, d), np.linspace(0.0, d, n_phi)[1:], d)
 
 
@@ -378,7 +379,7 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
     """
     target = (1 - eta) * delta
     sg = analytic_gaussian_sigma_float(eps, target, d)
-    means, logw = _mg_components(eps, k_max, d)
+    means, logw = mg_components(eps, k_max, d)
     # a component of weight w moves H by at most (1 + e^eps) w (|(a + b)_+ - a_+| <= |b|): those
     # below 1e-13 target each change H by < 3e-12 target together, far below the guide's accuracy,
     # and dropping them shrinks the window and the sums (eps = 10, K = 10: 21 -> 9 components)
@@ -469,7 +470,7 @@ def mg_peak_scale(sigma: float, epsilon: float, components: int, sensitivity: fl
     if not 0 < shift < _SLOPE_END * d:
         return None
     try:
-        means, logw = _mg_components(epsilon, components, d)
+        means, logw = mg_components(epsilon, components, d)
         hs = _mg_shift_profile(means, logw, sigma, epsilon, d)
         step = 1e-3 * d
         h = hs(shift)[0]

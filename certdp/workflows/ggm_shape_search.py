@@ -35,7 +35,6 @@ import heapq
 import math
 import time
 from dataclasses import dataclass, field
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -55,7 +54,7 @@ from certdp.numbers import (
 )
 
 __all__ = ["ShapeSearchResult", "certified_shape_search", "grid_shape_search", "GridResult",
-           "float_objective"]
+           "float_objective", "dyadic"]
 
 _INF = math.inf
 
@@ -116,7 +115,8 @@ class ShapeSearchResult:
         }
 
 
-def _dyadic(x: float | Fraction, bits: int = 60) -> Fraction:
+def dyadic(x: float | Fraction, bits: int = 60) -> Fraction:
+    """``x`` rounded to ``bits`` significant bits, as an exact dyadic rational."""
     q = Fraction(x)
     if q == 0:
         return q
@@ -164,7 +164,7 @@ class _Problem:
             target = arb_of(self.delta)
             b_try = bmin * (1.0 - margin)
             for _ in range(10):
-                b_lo = _dyadic(b_try)
+                b_lo = dyadic(b_try)
                 if b_lo <= 0:
                     return None
                 enc = self._delta(p_ball, arb_of(b_lo))
@@ -207,7 +207,7 @@ class _Problem:
         rel = 2.0 ** -40
         for bits in (self.prec, 2 * self.prec, 4 * self.prec):
             for _ in range(12):
-                b = _dyadic(guess * (1.0 + rel))
+                b = dyadic(guess * (1.0 + rel))
                 with working_precision(bits):
                     self.evaluations += 1
                     if p == 1:
@@ -227,7 +227,7 @@ class _Problem:
             return None
         rel = 2.0 ** -40
         for _ in range(12):
-            b = _dyadic(guess * (1.0 - rel))
+            b = dyadic(guess * (1.0 - rel))
             with working_precision(self.prec):
                 self.evaluations += 1
                 if p == 1:
@@ -338,7 +338,7 @@ def certified_shape_search(epsilon: object, delta: object, sensitivity: object =
             break
         if c - a < Fraction(1, 2**50):
             raise UndecidedError(f"shape search: interval [{float(a)}, {float(c)}] cannot be resolved")
-        mid = _dyadic((a + c) / 2, 64) if pmax.denominator == 1 else (a + c) / 2
+        mid = dyadic((a + c) / 2, 64) if pmax.denominator == 1 else (a + c) / 2
         if not (a < mid < c):
             mid = (a + c) / 2
         ba, bc = prob.float_cache.get(a), prob.float_cache.get(c)
@@ -437,79 +437,3 @@ def grid_shape_search(eps: float, delta: float, sens: float = 1.0, m: int = 2, p
     improvement = 100.0 * (1.0 - math.exp(best_f - bench[key]))
     return GridResult(p_hat=best_p, objective=best_f, improvement_percent=max(improvement, 0.0),
                       benchmark=key)
-
-
-# ------------------------------------------------------------------------------------------
-# Sensitivity vectors: certified b-hat(p) through the product engine (seed 004 Sec. 3.3-3.6)
-# ------------------------------------------------------------------------------------------
-
-VECTOR_GRID_STEP = 2.0**-13
-
-
-def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity: object, *,
-                     grid_step: float = VECTOR_GRID_STEP, rtol: float = 2e-3):
-    """Certified scale bracket for GGM(p) with a sensitivity VECTOR, as a Certificate.
-
-    p = 2 and p = inf (and vectors with one non-zero entry) use the exact
-    calibration (closed forms / 1-D engine) through :func:`certdp.workflows.calibrate.calibrate`.
-    Otherwise delta is enclosed by :func:`certdp.engines.product_loss.product_delta_bounds`
-    (deterministic, pessimistic discretisation): the safe end b_hi has a proven upper
-    bound <= delta, the other end b_lo a proven lower bound > delta, so the exact
-    minimal scale b(p) lies in (b_lo, b_hi].  The bracket's relative width is limited
-    by the grid (about 1e-3 at the default step), not by precision.  No Monte Carlo,
-    no alpha slack: the mechanism at b_hi is (eps, delta)-DP outright.
-    """
-    from certdp.certificate import Certificate, Stopwatch
-    from certdp.engines.product_loss import float_product_scale, product_delta_bounds
-    from certdp.mechanisms.generalized_gaussian import GeneralizedGaussian, parse_sensitivity_vector, parse_shape
-    from certdp.workflows.calibrate import calibrate
-    from certdp.workflows.methods import METHODS
-
-    p = parse_shape(shape)
-    vec = parse_sensitivity_vector(sensitivity)
-    active = tuple(q for q in vec if q != 0)
-    if isinstance(p, float) or p == 2 or len(active) == 1:
-        return calibrate("ggm", epsilon=epsilon, delta=delta, shape=shape,
-                         sensitivity=",".join(exact_str(q) for q in vec) if len(vec) > 1 else vec[0])
-    clock = Stopwatch()
-    eps = parse_positive(epsilon, "epsilon")
-    dlt = parse_probability(delta, "delta")
-    cand = float_product_scale(float(p), float(eps), float(dlt), [float(q) for q in active])
-    if cand is None:
-        raise UndecidedError("vector calibration: no float candidate")
-    target = arb_of(dlt)
-    w = rtol / 2
-    b_hi = b_lo = None
-    enc_hi = enc_lo = None
-    evaluations = 0
-    with working_precision(64):
-        for _ in range(12):
-            if b_hi is None:
-                trial = _dyadic(cand * (1 + w), 40)
-                lo, hi = product_delta_bounds(p, arb_of(trial), arb_of(eps), active, dt=grid_step)
-                evaluations += 1
-                if arb(hi) <= target:
-                    b_hi, enc_hi = trial, (lo, hi)
-            if b_lo is None:
-                trial = _dyadic(cand * (1 - w), 40)
-                lo, hi = product_delta_bounds(p, arb_of(trial), arb_of(eps), active, dt=grid_step)
-                evaluations += 1
-                if arb(lo) > target:
-                    b_lo, enc_lo = trial, (lo, hi)
-            if b_hi is not None and b_lo is not None:
-                break
-            w *= 2
-    if b_hi is None or b_lo is None:
-        raise UndecidedError("vector calibration: could not certify a bracket (refine grid_step)")
-    params = GeneralizedGaussian.parse_fixed(shape=shape, sensitivity=sensitivity)
-    method = METHODS["product-loss-engine"]
-    return Certificate.for_calibration(
-        claim=method.claim(GeneralizedGaussian), mechanism="ggm", parameter="scale", parameters=params,
-        epsilon=eps, delta=dlt, interval=(b_lo, b_hi), safe_side="upper", method=method.name,
-        lemma=method.lemma(GeneralizedGaussian), inputs={"grid_step": Fraction(grid_step)},
-        delta_enclosure=decimal_bounds(arb(enc_hi[0]).union(arb(enc_hi[1])), 17),
-        precision_bits=64, timing_seconds=clock.elapsed(),
-        extra={"evaluations": evaluations,
-               "delta_enclosure_at_unsafe_end": list(decimal_bounds(arb(enc_lo[0]).union(arb(enc_lo[1])), 17)),
-               "float_candidate": repr(cand)},
-    )

@@ -85,7 +85,7 @@ def qg_cell(delta: str, epsilon: str, sensitivity: str = "1") -> QGCell:
     from certdp.mechanisms.quasi_gaussian import QuasiGaussian
     from certdp.numbers import arb_of, working_precision
     from certdp.workflows.calibrate import calibrate
-    from certdp.workflows.mixtures import qg_paper_calibration
+    from certdp.workflows.mixtures.qg_paper import qg_paper_calibration
     from fractions import Fraction
 
     t0 = time.perf_counter()

@@ -3,7 +3,7 @@
 * Table 3: the K in [1, 20] with the smallest l1 loss ``E|X|`` of MG(sigma_K, K), where sigma_K
   is Alg. 1's sigma (Thm 3.2, ``eta = 0.01``). The *search* over K uses the float guide
   (:func:`mg_best_k_float`, not certified: it only chooses K); the chosen K's sigma is then
-  certified (:func:`~certdp.workflows.mixtures.mg_paper_calibration`).
+  certified (:func:`~certdp.workflows.mixtures.mg_alg1.mg_paper_calibration`).
 * Table 4: ``100 (a - m) / max(a, m)`` with ``a = sigma_a^2`` the analytic Gaussian's l2 loss at
   its certified minimal sigma and ``m = E X^2`` of MG at the certified sigma (both losses are
   increasing in sigma, so the safe ends give the losses one actually pays).
@@ -24,12 +24,12 @@ from typing import Any
 
 from flint import arb
 
-from certdp.numbers import arb_of, decimal_bounds, working_precision
+from certdp.numbers import Decision, arb_of, decimal_bounds, working_precision
 
-__all__ = ["PAPER_TABLE3", "PAPER_TABLE4", "mg_best_k_float", "mg_best_k_certified", "mg_loss", "BestK", "MGCell", "mg_cell", "mg_cell_float",
-           "implied_sigma", "audit_mg_sigma", "audit_printed_cell", "certify_cell", "run_with_timeout"]
+__all__ = ["PAPER_TABLE3", "PAPER_TABLE4", "MGCell", "mg_cell", "mg_cell_float", "implied_sigma", "audit_mg_sigma", "audit_printed_cell", "audit_printed_cell_every_k", "certify_cell", "run_with_timeout"]
 
-PAPER_TABLE3 = [  # best K for l1, rows = DELTAS, columns = EPSILONS (mixtures_tables)
+
+PAPER_TABLE3 = [  # best K for l1, rows = DELTAS, columns = EPSILONS (tables_qg)
     [1, 19, 20, 18, 14, 13, 14, 9, 14, 9],
     [9, 20, 20, 18, 14, 12, 18, 14, 13, 9],
     [4, 20, 20, 17, 16, 17, 18, 18, 14, 9],
@@ -66,81 +66,6 @@ PAPER_TABLE4 = [  # l2 improvement (%) of the best multimodal over the analytic 
 ]
 
 
-def mg_best_k_float(eps: float, delta: float, ks: range = range(1, 21), eta: float = 0.01,
-                    d: float = 1.0) -> dict[int, tuple[float, float, float]]:
-    """K -> (sigma_K, E|X|, E X^2) in float64 for Alg. 1's sigma (continuum version); NOT certified.
-
-    Only used to *choose* K (Table 3); the chosen K is certified afterwards.
-    """
-    from certdp.workflows.mixtures_float import mg_moments_float, mg_sigma_float
-
-    out: dict[int, tuple[float, float, float]] = {}
-    for k in ks:
-        s = mg_sigma_float(eps, delta, k, d, eta=eta)
-        l1, l2 = mg_moments_float(s, eps, k, d)
-        out[k] = (s, l1, l2)
-    return out
-
-
-@dataclass
-class BestK:
-    """Result of :func:`mg_best_k_certified`: ``losses[K] = (lower, upper)`` (decimal strings) holds the
-    loss of MG at Alg. 1's sigma for each K; ``best`` is the set of K not certified worse than
-    another (one K when the search is decided); ``certificates`` are the per-K calibrations."""
-
-    loss: str
-    losses: dict[int, tuple[str, str]]
-    best: list[int]
-    certificates: dict[int, Any]
-
-    @property
-    def decided(self) -> bool:
-        return len(self.best) == 1
-
-
-def mg_loss(sigma: Fraction, components: int, epsilon: Fraction, loss: str) -> arb:
-    """Arb enclosure (build inside the caller's precision) of the l1 (``E|X|``) or l2 (``E X^2``) loss
-    of MG(sigma, K) with shape epsilon (closed forms, App. B.2)."""
-    from certdp.mechanisms.multi_gaussian import MultiGaussian
-
-    if loss not in ("l1", "l2"):
-        raise ValueError("loss must be 'l1' or 'l2'")
-    m = MultiGaussian(sigma, components=components, shape_epsilon=epsilon)
-    return m.mean_abs() if loss == "l1" else m.mean_square()
-
-
-def mg_best_k_certified(epsilon: object, delta: object, loss: str = "l1", ks: range = range(1, 21),
-                        eta: object = Fraction(1, 100), progress: Any = None) -> BestK:
-    """The K in ``ks`` minimising the l1 (``E|X|``) or l2 (``E X^2``) loss of MG(sigma_K, K), with
-    sigma_K Alg. 1's sigma (Thm 3.2), *certified*.
-
-    Each sigma_K is bracketed by :func:`~certdp.workflows.mixtures.mg_paper_calibration` (rtol 1e-6):
-    Alg. 1's sigma lies in ``[lo_K, hi_K]``. Both losses increase with sigma at fixed K
-    (``E X^2 = sigma^2 + Delta^2 sum_k p_k k^2``; ``d/dsigma E|N(m, sigma^2)| = 2 phi(m / sigma) > 0``
-    for every component), so the loss at Alg. 1's sigma lies in ``[loss(lo_K), loss(hi_K)]`` (Arb, 128
-    bits). K is certified best when its upper end is below every other K's lower end; otherwise
-    ``best`` lists every K whose interval meets the smallest upper end (losses within ~1e-6 cannot
-    be told apart at this rtol). ``progress(K)`` is called after each K (a progress bar)."""
-    from certdp.workflows.mixtures import mg_paper_calibration
-
-    if loss not in ("l1", "l2"):
-        raise ValueError("loss must be 'l1' or 'l2'")
-    certificates: dict[int, Any] = {}
-    bounds: dict[int, tuple[arb, arb]] = {}
-    for k in ks:
-        cert = mg_paper_calibration(epsilon=epsilon, delta=delta, components=k, eta=eta)
-        certificates[k] = cert
-        with working_precision(128):
-            ends = [mg_loss(Fraction(sigma), k, Fraction(cert.inputs["epsilon"]), loss) for sigma in cert.interval]
-        bounds[k] = (ends[0].lower(), ends[1].upper())
-        if progress is not None:
-            progress(k)
-    smallest_upper = min(bounds.values(), key=lambda b: float(b[1]))[1]
-    best = [k for k, (lo, _) in bounds.items() if not lo > smallest_upper]
-    losses = {k: (decimal_bounds(lo)[0], decimal_bounds(up)[1]) for k, (lo, up) in bounds.items()}
-    return BestK(loss, losses, best, certificates)
-
-
 def _pk_k2(eps: arb, k_max: int) -> arb:
     """sum_k p_k k^2 for p_k proportional to e^{-|k| eps}, k in [-K, K]."""
     raw = [(-abs(k) * eps).exp() for k in range(-k_max, k_max + 1)]
@@ -174,7 +99,7 @@ def mg_cell(epsilon: str, delta: str, k: int, eta: str = "0.01", rtol: Fraction 
 
     from certdp.mechanisms.multi_gaussian import MultiGaussian
     from certdp.workflows.calibrate import calibrate
-    from certdp.workflows.mixtures import mg_paper_calibration
+    from certdp.workflows.mixtures.mg_alg1 import mg_paper_calibration
 
     t0 = time.perf_counter()
     cert = mg_paper_calibration(epsilon=epsilon, delta=delta, components=k, eta=eta, rtol=rtol)
@@ -224,7 +149,7 @@ def audit_mg_sigma(sigma: Fraction, epsilon: str, delta: str, k: int) -> dict[st
     """Certified verdict: is MG(sigma, K) (epsilon, delta)-DP? (exact engine, decision mode)."""
     from certdp.engines.gaussian_mixture import privacy_profile_sup
     from certdp.mechanisms.multi_gaussian import multi_gaussian_mixture
-    from certdp.workflows.mixtures_float import mg_argmax_hint
+    from certdp.engines.gaussian_mixture.float_guide import mg_argmax_hint
 
     for bits in (64, 128, 256):
         with working_precision(bits):
@@ -233,9 +158,9 @@ def audit_mg_sigma(sigma: Fraction, epsilon: str, delta: str, k: int) -> dict[st
             mix = multi_gaussian_mixture(arb_of(sigma), e, d, k)
             res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=arb_of(Fraction(delta)),
                                       hints=mg_argmax_hint(float(sigma), float(Fraction(epsilon)), k, 1.0))
-            if res.decided == "le":
+            if res.decided is Decision.YES:
                 return {"verdict": "VALID", "delta_upper": decimal_bounds(res.upper)[1], "bits": bits}
-            if res.decided == "gt":
+            if res.decided is Decision.NO:
                 return {"verdict": "VIOLATED", "delta_lower": decimal_bounds(res.lower)[0],
                         "witness_shift": res.argmax, "bits": bits}
     return {"verdict": "UNDECIDED", "reason": "sup search did not separate delta at 256 bits"}
@@ -243,7 +168,7 @@ def audit_mg_sigma(sigma: Fraction, epsilon: str, delta: str, k: int) -> dict[st
 
 def mg_cell_float(epsilon: str, delta: str, k: int, eta: float = 0.01) -> dict[str, float]:
     """Float64 Table 3/4 cell at a given K (Alg. 1 continuum sigma): NOT certified, a guide only."""
-    from certdp.workflows.mixtures_float import analytic_gaussian_sigma_float, mg_moments_float, mg_sigma_float
+    from certdp.engines.gaussian_mixture.float_guide import analytic_gaussian_sigma_float, mg_moments_float, mg_sigma_float
 
     e, dl = float(epsilon), float(delta)
     s = mg_sigma_float(e, dl, k, eta=eta)
@@ -282,7 +207,7 @@ def run_with_timeout(fn: Any, args: tuple, timeout: float) -> tuple[str, Any]:
 
 def audit_printed_cell(i: int, j: int, timeout: float = 120.0) -> dict[str, Any]:
     """Audit one printed Table 4 value: implied sigma (certified), then a certified DP verdict."""
-    from certdp.workflows.mixtures_tables import DELTAS, EPSILONS
+    from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS
 
     eps, dl, k, printed = EPSILONS[j], DELTAS[i], PAPER_TABLE3[i][j], PAPER_TABLE4[i][j]
     kind, val = implied_sigma(eps, dl, k, printed)
@@ -308,7 +233,7 @@ def certify_cell(i: int, j: int, timeout: float = 300.0) -> dict[str, Any]:
     """Certified Table 3/4 cell at the paper's K (child process, ``timeout`` seconds)."""
     from dataclasses import asdict
 
-    from certdp.workflows.mixtures_tables import DELTAS, EPSILONS
+    from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS
 
     status, res = run_with_timeout(mg_cell, (EPSILONS[j], DELTAS[i], PAPER_TABLE3[i][j]), timeout)
     if status == "ok":
@@ -322,7 +247,7 @@ def audit_printed_cell_every_k(i: int, j: int, ks: range = range(1, 21), timeout
     Table 4's K is not printed (Table 3 lists the l1-best K); this removes that assumption. Returns
     the per-K verdicts; the printed value is refuted for every K when all are IMPOSSIBLE/VIOLATED.
     """
-    from certdp.workflows.mixtures_tables import DELTAS, EPSILONS
+    from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS
 
     eps, dl, printed = EPSILONS[j], DELTAS[i], PAPER_TABLE4[i][j]
     per_k: dict[int, str] = {}

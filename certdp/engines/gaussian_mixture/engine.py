@@ -1,0 +1,65 @@
+"""The shift engine: everything the search needs about ``H(phi)`` for one mixture and one ``eps``.
+
+:class:`ShiftEngine` is assembled from three parts, one file each:
+
+* :class:`~.shift_value.ShiftValueMixin` -- state (window, tolerances) and certified point values
+  ``H(phi)`` (:meth:`value_at`, the tied shift :meth:`tied_value`, :meth:`tie_upper_bound`);
+* :class:`~.ball_bounds.BallBoundsMixin` -- bounds over a ball of shifts from its two end values
+  (:meth:`envelope_bound`, :meth:`chord_bound`);
+* :class:`~.shift_model.ShiftModelMixin` -- the second-order model on a ball of shifts
+  (:meth:`shift_expansion`, :meth:`derivative_on`).
+
+:func:`hockey_stick_at_shift` and :func:`witness_at_shift` are the public one-shift entry points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flint import arb
+
+from certdp.engines.gaussian_mixture.ball_bounds import BallBoundsMixin
+from certdp.engines.gaussian_mixture.model import GaussianMixture
+from certdp.engines.gaussian_mixture.shift_model import ShiftModelMixin
+from certdp.engines.gaussian_mixture.shift_value import ShiftResult, ShiftValueMixin
+
+__all__ = ["ShiftEngine", "ShiftWitness", "hockey_stick_at_shift", "witness_at_shift"]
+
+
+class ShiftEngine(ShiftValueMixin, BallBoundsMixin, ShiftModelMixin):
+    """``H(phi) = int (f(x + phi) - e^eps f(x))_+ dx`` for the mixture ``mix`` and ``epsilon``:
+    ``ShiftEngine(mix, epsilon, delta_scale, rel_tol)``; ``delta_scale`` and ``rel_tol`` set the tail
+    window (tails of mass ``<~ 1e-3 rel_tol delta_scale`` are bounded and added to upper ends)."""
+
+
+def hockey_stick_at_shift(mix: GaussianMixture, epsilon: arb, phi: arb, *, delta_scale: float = 1e-12,
+                          rel_tol: float = 1e-14) -> ShiftResult:
+    """Certified ``lower <= H(phi) <= upper`` with ``H(phi) = int (f(x+phi) - e^eps f(x))_+ dx``.
+
+    Valid for every point of the balls ``phi``, ``epsilon`` and the mixture's parameters.
+    ``delta_scale`` only sets the tail window (tails of mass ``<~ 1e-3 rel_tol delta_scale``
+    are bounded, not dropped: they are added to ``upper``).
+    """
+    eng = ShiftEngine(mix, epsilon, delta_scale, rel_tol)
+    return eng.value_at(phi)
+
+
+@dataclass(frozen=True)
+class ShiftWitness:
+    """Why ``H(phi) > delta`` at one shift: the float runs covering the certified-positive set of
+    ``D(x) = f(x + phi) - e^eps f(x)`` (where ``f(x + phi) > e^eps f(x)``) and the certified bounds
+    on ``H(phi)`` (``value.lower`` is the certified lower bound)."""
+
+    runs: tuple[tuple[float, float], ...]
+    value: ShiftResult
+
+
+def witness_at_shift(mix: GaussianMixture, epsilon: arb, phi: arb, *, delta_scale: float,
+                     rel_tol: float = 1e-8) -> ShiftWitness:
+    """The failing set and the certified ``H(phi)`` at the shift ``phi`` (an audit witness).
+
+    ``delta_scale`` is the delta the witness is compared with (it sets the tail window as in
+    :func:`hockey_stick_at_shift`)."""
+    eng = ShiftEngine(mix, epsilon, delta_scale, rel_tol)
+    runs, _ = eng.structure(phi).runs()
+    return ShiftWitness(tuple((a, b) for a, b in runs), eng.value_at(phi))
