@@ -188,6 +188,19 @@ def _log1p_checked(y: acb, analytic: bool) -> acb:
     return y.log1p()
 
 
+def _pow_near_zero(u: acb, p: arb, analytic: bool) -> acb:
+    """u^p for the integrands: principal branch (NaN on the cut when ``analytic``).
+
+    When ``acb.integral`` asks for a crude, non-analytic enclosure on a real segment that
+    touches 0 (an endpoint where |u|^p is not analytic), u^p is enclosed by
+    [0, max|u|^p] over the real segment: a superset of the values of |u|^p there.
+    """
+    if analytic or not (u.imag == 0) or u.real > 0:
+        return u.pow(p, analytic=analytic)
+    top = abs(u.real).upper()
+    return acb(arb(0).union(arb(top) ** p))
+
+
 def _loss_minus_eps(t: arb, p: arb, m: arb, epsilon: arb) -> arb:
     """L(t) - eps for L(t) = |t + m|^p - |t|^p, cancellation-free for t > 0 (t exact, t > -m)."""
     if t > 0:
@@ -311,10 +324,10 @@ def ggm_profile_by_integration(scale: arb, epsilon: arb, sensitivity: arb, shape
         cp = arb(0) if c == 0 else abs(c) ** p
 
         def negative_side(u: acb, analytic: bool) -> acb:
-            return (cp - (-u).pow(p, analytic=analytic)).exp() - e_eps * (cp - (u + m).pow(p, analytic=analytic)).exp()
+            return (cp - _pow_near_zero(-u, p, analytic)).exp() - e_eps * (cp - (u + m).pow(p, analytic=analytic)).exp()
 
         def positive_side(u: acb, analytic: bool) -> acb:
-            return (cp - u.pow(p, analytic=analytic)).exp() - e_eps * (cp - (u + m).pow(p, analytic=analytic)).exp()
+            return (cp - _pow_near_zero(u, p, analytic)).exp() - e_eps * (cp - (u + m).pow(p, analytic=analytic)).exp()
 
         w = arb(((cp + big_t) ** (1 / p)).upper()).max(arb(1))
         body = _integrate(positive_side, c.max(arb(0)), w)
