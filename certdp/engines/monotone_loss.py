@@ -587,6 +587,8 @@ def _float_scale_newton(p: float, eps: float, log_target: float, d: float, b0: f
     lb = math.log(b0)
     e_eps = math.exp(eps)
     for _ in range(30):
+        if not -700.0 < lb < 700.0:  # a diverging Newton step: no float candidate
+            return None
         b = math.exp(lb)
         log_c = math.log(eps) + p * (lb - math.log(d))
         kind, v = _float_phi_root(p, log_c)

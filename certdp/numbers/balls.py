@@ -55,9 +55,6 @@ def ball_endpoints(x: arb) -> tuple[Fraction, Fraction]:
     return mid - rad, mid + rad
 
 
-_SQRT2_CACHE: dict[int, arb] = {}
-
-
 def _inv_sqrt2() -> arb:
     return arb(2).rsqrt()
 
