@@ -227,7 +227,6 @@ def _ggm_root_bracket(p: arb, m: arb, epsilon: arb):
     accepted endpoint is a proven sign).  ``None`` when the signs cannot be proven.
     """
     import math
-    from fractions import Fraction
 
     from certdp.engines.monotone_loss import _float_phi_root
 
