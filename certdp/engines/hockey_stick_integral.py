@@ -1,4 +1,10 @@
-"""The Gaussian privacy profile by rigorous numerical integration (an independent verification path).
+"""Privacy profiles by rigorous numerical integration: the independent verification paths.
+
+Gaussian, Laplace, uniform and one-dimensional generalized Gaussian noise: the
+hockey-stick integral H = int (f(x) - e^eps f(x - Delta))_+ dx by Arb's certified
+quadrature (``acb.integral``) between proven roots of the privacy-loss equation and
+a cut-off, with analytic tail and sliver bounds.  ``certdp verify`` uses them through
+each mechanism's ``independent_profile_ball``.  The Gaussian case:
 
 delta(eps) = int (phi(x) - e^eps phi(x - mu))_+ dx in units of sigma, with
 mu = Delta/sigma. The integrand is positive exactly for x < x0 = mu/2 - eps/mu,
@@ -153,7 +159,8 @@ def laplace_profile_by_integration(scale: arb, epsilon: arb, sensitivity: arb) -
 def uniform_profile_by_integration(scale: arb, epsilon: arb, sensitivity: arb) -> arb:
     """Uniform-noise delta(eps) by certified quadrature of the hockey-stick integral.
 
-    Density f(u) = 1[-1 <= u <= 1]/2 in units of b, shift m = Delta/b > 0, eps >= 0.
+    Density f(u) = 1[-1 <= u <= 1]/2 in units of b, shift m = Delta/b > 0; requires
+    eps >= 0 (every point of the ball ``epsilon``), as everywhere in certdp.
     The integrand f(u) - e^eps f(u - m) is piecewise constant with discontinuities at
     -1, 1, m - 1, m + 1; it is 1/2 where only f is positive (u in [-1, 1], u < m - 1),
     (1 - e^eps)/2 <= 0 on the overlap and <= 0 elsewhere.  The range [-1, 1] is split
