@@ -57,7 +57,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from flint import arb, fmpq
+from flint import arb
+
+from certdp.numbers.balls import to_arb
 
 __all__ = [
     "ggm_survival",
@@ -70,13 +72,6 @@ __all__ = [
 ]
 
 
-def _arb_exact(x) -> arb:
-    """Exact arb for a Fraction / int / float (float taken as its binary value)."""
-    if isinstance(x, Fraction):
-        return arb(fmpq(x.numerator, x.denominator))
-    if isinstance(x, arb):
-        return x
-    return arb(x)
 
 
 # --------------------------------------------------------------------------------------
@@ -117,7 +112,7 @@ def ggm_survival(t, p, b) -> arb:
     ``t`` must be a point or a ball not containing 0 (then S is evaluated at
     both endpoints, S being decreasing); p and b may be balls.
     """
-    t, p, b = _arb_exact(t), _arb_exact(p), _arb_exact(b)
+    t, p, b = to_arb(t), to_arb(p), to_arb(b)
     log_b = b.log()
     if t.is_exact():
         if t == 0:
@@ -139,10 +134,10 @@ def _log_phi_minus_log_c(point, p: arb, log_c: arb) -> arb:
     """Ball for log(phi(u)) - log(c) (or phi(u) - c for u <= 0; same sign)."""
     kind, v = point
     if kind == "w":
-        w = _arb_exact(v)
+        w = to_arb(v)
         inv_u = (-w).exp()
         return p * w + (p * inv_u.log1p()).expm1().log() - log_c
-    u = _arb_exact(v)
+    u = to_arb(v)
     if u == 0:
         return arb(1) - log_c.exp()
     # -1/2 <= u < 0: phi(u) = (1+u)^p - (-u)^p, compared with c directly
@@ -236,14 +231,6 @@ def _float_phi_root(p: float, log_c: float):
     return ("w", _safeguarded_newton(hd, lo, hi, x0, 1e-15))
 
 
-def _sign(x: arb) -> int:
-    if x > 0:
-        return 1
-    if x < 0:
-        return -1
-    return 0
-
-
 def _frac(x: float) -> Fraction:
     return Fraction(x)
 
@@ -257,7 +244,7 @@ def loss_root_bracket(p, b, eps, delta_sens, *, max_steps: int = 80):
     holds (proven), hence z*(p, b) lies strictly inside.  ``None`` when the signs
     cannot be decided at the current precision.
     """
-    p, b, eps, d = (_arb_exact(v) for v in (p, b, eps, delta_sens))
+    p, b, eps, d = (to_arb(v) for v in (p, b, eps, delta_sens))
     log_c = eps.log() + p * (b.log() - d.log())
     pf = float(p.mid())
     lcf = float(log_c.mid())
@@ -369,18 +356,18 @@ def _endpoint_log_abs_z(pt, log_d: arb):
     """(sign, log|z|) of z = Delta * u for an endpoint."""
     kind, v = pt
     if kind == "w":
-        return 1, log_d + _arb_exact(v)
+        return 1, log_d + to_arb(v)
     if v == 0:
         return 0, None
-    return -1, log_d + (-_arb_exact(v)).log()
+    return -1, log_d + (-to_arb(v)).log()
 
 
 def _endpoint_log_z_plus_delta(pt, log_d: arb):
     """(sign, log|z + Delta|) = (1, log Delta + log(1 + u)); u > -1/2 always."""
     kind, v = pt
     if kind == "w":
-        return 1, log_d + _arb_exact(v).exp().log1p()
-    return 1, log_d + _arb_exact(v).log1p()
+        return 1, log_d + to_arb(v).exp().log1p()
+    return 1, log_d + to_arb(v).log1p()
 
 
 def _g(pt, p, log_b, e_eps, log_d):
@@ -393,8 +380,8 @@ def _g(pt, p, log_b, e_eps, log_d):
 def _endpoint_z(pt, d: arb) -> arb:
     kind, v = pt
     if kind == "w":
-        return d * _arb_exact(v).exp()
-    return d * _arb_exact(v)
+        return d * to_arb(v).exp()
+    return d * to_arb(v)
 
 
 def _density_pos(log_abs_t: arb, p: arb, b: arb, log_b: arb) -> arb:
@@ -433,7 +420,7 @@ def delta_enclosure(p, b, eps, delta_sens) -> arb | None:
     may be balls; the result contains delta_p(b) for all their points.
     Returns ``None`` if the root bracket could not be certified at this precision.
     """
-    p, b, eps, d = (_arb_exact(v) for v in (p, b, eps, delta_sens))
+    p, b, eps, d = (to_arb(v) for v in (p, b, eps, delta_sens))
     br = loss_root_bracket(p, b, eps, d)
     if br is None:
         return None
@@ -462,7 +449,7 @@ def delta_enclosure(p, b, eps, delta_sens) -> arb | None:
 
 def delta_laplace(b, eps, delta_sens) -> arb:
     """p = 1 closed form (seed 004 Prop. 3.3): [1 - exp((eps b - Delta)/(2b))]_+ ."""
-    b, eps, d = (_arb_exact(v) for v in (b, eps, delta_sens))
+    b, eps, d = (to_arb(v) for v in (b, eps, delta_sens))
     val = 1 - ((eps * b - d) / (2 * b)).exp()
     if val < 0:
         return arb(0)
@@ -474,7 +461,7 @@ def delta_laplace(b, eps, delta_sens) -> arb:
 
 def delta_uniform(b, delta_sens) -> arb:
     """p = infinity closed form: min(1, Delta / (2 b)) (uniform noise on [-b, b])."""
-    b, d = _arb_exact(b), _arb_exact(delta_sens)
+    b, d = to_arb(b), to_arb(delta_sens)
     val = d / (2 * b)
     if val > 1:
         return arb(1)
@@ -587,6 +574,8 @@ def _float_scale_newton(p: float, eps: float, log_target: float, d: float, b0: f
     lb = math.log(b0)
     e_eps = math.exp(eps)
     for _ in range(30):
+        if not -700.0 < lb < 700.0:  # a diverging Newton step: no float candidate
+            return None
         b = math.exp(lb)
         log_c = math.log(eps) + p * (lb - math.log(d))
         kind, v = _float_phi_root(p, log_c)

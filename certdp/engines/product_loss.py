@@ -47,7 +47,8 @@ from fractions import Fraction
 import numpy as np
 from flint import arb, ctx
 
-from certdp.engines.monotone_loss import _arb_exact, _survival_from_log
+from certdp.engines.monotone_loss import _survival_from_log
+from certdp.numbers.balls import float_lower, float_upper, to_arb
 
 __all__ = ["product_delta_enclosure", "product_delta_bounds", "float_product_delta", "float_product_scale",
            "mc_empirical_bernstein", "DEFAULT_GRID_STEP"]
@@ -131,14 +132,9 @@ def _thin(x: np.ndarray, p: float, b: float, d: float, dt: float) -> np.ndarray:
     return x[np.array(keep)]
 
 
-def _round_up(x: arb) -> float:
-    v = float(arb(x.upper()).mid())
-    return math.nextafter(v, math.inf)
-
-
 def _round_down(x: arb) -> float:
-    v = float(arb(x.lower()).mid())
-    return max(math.nextafter(v, -math.inf), 0.0)
+    """A float <= every point of the ball ``x``, clipped at 0: for masses, which are >= 0."""
+    return max(float_lower(x), 0.0)
 
 
 def _coordinate_laws(p: Fraction, b: arb, d: Fraction, dt: float, tail: float):
@@ -149,8 +145,8 @@ def _coordinate_laws(p: Fraction, b: arb, d: Fraction, dt: float, tail: float):
     """
     pf, bf, df = float(p), float(b.mid()), float(d)
     xs = _cut_points(pf, bf, df, dt, tail)
-    p_a = _arb_exact(p)
-    d_a = _arb_exact(d)
+    p_a = to_arb(p)
+    d_a = to_arb(d)
     log_b = b.log()
     b_p = b**p_a
     inv_dt = arb(1) / arb(dt)  # dt is a power of two: exact
@@ -170,20 +166,20 @@ def _coordinate_laws(p: Fraction, b: arb, d: Fraction, dt: float, tail: float):
     up_idx = []
     lo_idx = []
     for k in range(k_count):
-        up_idx.append(math.ceil(Fraction(_round_up(loss[k] * inv_dt))))
-        lo_idx.append(math.floor(Fraction(-_round_up(-loss[k] * inv_dt))))
+        up_idx.append(math.ceil(Fraction(float_upper(loss[k] * inv_dt))))
+        lo_idx.append(math.floor(Fraction(-float_upper(-loss[k] * inv_dt))))
     # UPPER law: bin k (k = 0..K-1) -> up_idx[k]; last bin -> +inf (p > 1) or Delta/b (p = 1)
-    up_pairs = [(up_idx[k], _round_up(masses[k])) for k in range(k_count)]
+    up_pairs = [(up_idx[k], float_upper(masses[k])) for k in range(k_count)]
     up_top = 0.0
     if p == 1:
-        last = math.ceil(Fraction(_round_up(d_a / b * inv_dt)))
-        up_pairs.append((last, _round_up(masses[-1])))
+        last = math.ceil(Fraction(float_upper(d_a / b * inv_dt)))
+        up_pairs.append((last, float_upper(masses[-1])))
     else:
-        up_top = _round_up(masses[-1])
+        up_top = float_upper(masses[-1])
     # LOWER law: bin k (k = 1..K) -> lo_idx[k-1]; first bin -> -inf (p > 1, dropped) or -Delta/b (p = 1)
     lo_pairs = [(lo_idx[k - 1], _round_down(masses[k])) for k in range(1, k_count + 1)]
     if p == 1:
-        first = math.floor(Fraction(-_round_up(d_a / b * inv_dt)))
+        first = math.floor(Fraction(-float_upper(d_a / b * inv_dt)))
         lo_pairs.append((first, _round_down(masses[0])))
 
     def to_array(pairs):

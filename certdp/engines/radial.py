@@ -70,9 +70,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 from flint import arb, arb_series, ctx
+
+from certdp.numbers.balls import to_arb
 
 __all__ = [
     "RadialPrecisionError",
@@ -87,26 +88,6 @@ DEFAULT_ORDER = 12        # Taylor-model order n (series length n + 1)
 
 class RadialPrecisionError(ArithmeticError):
     """The requested width ``eta`` was not reached at this precision / bin budget."""
-
-
-def _arb(x) -> arb:
-    if isinstance(x, arb):
-        return x
-    if isinstance(x, Fraction):
-        return arb(x.numerator) / x.denominator
-    if isinstance(x, int):
-        return arb(x)
-    if isinstance(x, float):
-        return arb(x)            # exact binary value of the double
-    return arb(str(x))
-
-
-def _lo(x: arb) -> arb:
-    return x.lower()
-
-
-def _hi(x: arb) -> arb:
-    return x.upper()
 
 
 def _union(a: arb, b: arb) -> arb:
@@ -181,11 +162,11 @@ class SGGRadialProblem:
         if T < 2:
             raise ValueError("dimension must be >= 2")
         self.T = T
-        self.alpha = _arb(alpha)
-        self.p = _arb(power)
-        self.beta = _arb(rate)
-        self.eps = _arb(epsilon)
-        self.s_in = _arb(sensitivity)
+        self.alpha = to_arb(alpha)
+        self.p = to_arb(power)
+        self.beta = to_arb(rate)
+        self.eps = to_arb(epsilon)
+        self.s_in = to_arb(sensitivity)
         if not (self.alpha > -1):
             raise ValueError("alpha must be > -1")
         if not (self.alpha <= T - 1):
@@ -516,37 +497,36 @@ class SGGRadialProblem:
             ctx.cap = old_cap
 
     def _taylor_bin_inner(self, zl, zu, zm, half, zball, y, minus, n, wfl, wfu, w0):
-        if True:
-            zs = arb_series([zm, 1])
-            ws = self._wstar_series(zs, w0, y, n)
-            wc = ws.coeffs()
-            # predicted range of w* on the bin from the midpoint expansion
-            hw = float(half.mid())
-            spread = sum(abs(float(c.mid())) * hw ** j for j, c in enumerate(wc[1:], 1))
-            lo_g = float(w0.mid()) - 1.5 * spread - 1e-14
-            hi_g = float(w0.mid()) + 1.5 * spread + 1e-14
-            lo_g = min(lo_g, wfl, wfu)
-            hi_g = max(hi_g, wfl, wfu)
-            if lo_g <= -1.0 or hi_g >= 1.0:
-                return None
-            wl, wu = self.w_bracket(zball, y, lo_g, hi_g)
-            if not (wl > -1 and wu < 1):
-                return None
-            wball = _union(wl, wu)
-            if float((wu - wl).mid()) > 0.25:
-                return None
-            # series at the midpoint: exact-ish coefficients a_0..a_{n-1}
-            g_mid = self._fw_series(ws, w0)
-            if minus:
-                g_mid = 1 - g_mid
-            h_mid = (self._density_series(zs) * g_mid).coeffs()
-            # series on the whole bin: enclosure of h^(n)(xi)/n!
-            zsb = arb_series([zball, 1])
-            wsb = self._wstar_series_ball(zsb, wball, n)
-            g_b = self._fw_series(wsb, wball)
-            if minus:
-                g_b = 1 - g_b
-            h_b = (self._density_series(zsb) * g_b).coeffs()
+        zs = arb_series([zm, 1])
+        ws = self._wstar_series(zs, w0, y, n)
+        wc = ws.coeffs()
+        # predicted range of w* on the bin from the midpoint expansion
+        hw = float(half.mid())
+        spread = sum(abs(float(c.mid())) * hw ** j for j, c in enumerate(wc[1:], 1))
+        lo_g = float(w0.mid()) - 1.5 * spread - 1e-14
+        hi_g = float(w0.mid()) + 1.5 * spread + 1e-14
+        lo_g = min(lo_g, wfl, wfu)
+        hi_g = max(hi_g, wfl, wfu)
+        if lo_g <= -1.0 or hi_g >= 1.0:
+            return None
+        wl, wu = self.w_bracket(zball, y, lo_g, hi_g)
+        if not (wl > -1 and wu < 1):
+            return None
+        wball = _union(wl, wu)
+        if float((wu - wl).mid()) > 0.25:
+            return None
+        # series at the midpoint: exact-ish coefficients a_0..a_{n-1}
+        g_mid = self._fw_series(ws, w0)
+        if minus:
+            g_mid = 1 - g_mid
+        h_mid = (self._density_series(zs) * g_mid).coeffs()
+        # series on the whole bin: enclosure of h^(n)(xi)/n!
+        zsb = arb_series([zball, 1])
+        wsb = self._wstar_series_ball(zsb, wball, n)
+        g_b = self._fw_series(wsb, wball)
+        if minus:
+            g_b = 1 - g_b
+        h_b = (self._density_series(zsb) * g_b).coeffs()
         if len(h_b) < n + 1:
             h_b = h_b + [arb(0)] * (n + 1 - len(h_b))
         if len(h_mid) < n:

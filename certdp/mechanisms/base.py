@@ -20,10 +20,10 @@ from certdp.numbers import (
     InputError,
     UndecidedError,
     arb_of,
-    escalate,
     exact_str,
     parse_nonnegative,
     parse_positive,
+    run_on_ladder,
 )
 
 __all__ = ["Mechanism", "ScaleMechanism1D", "register", "get_mechanism", "mechanism_names", "parameter_string", "REGISTRY"]
@@ -97,9 +97,6 @@ class Mechanism(ABC):
     def fixed_parameters(self) -> dict[str, Any]:
         """Everything except ``parameter``, as parsed values accepted by :meth:`profile_ball`."""
 
-    def fixed_parameter_strings(self) -> dict[str, str]:
-        return {k: parameter_string(v) for k, v in self.fixed_parameters().items()}
-
     def privacy_profile(self, epsilon: object, *, relative_accuracy_bits: int = 40) -> Enclosure:
         """Certified enclosure of delta(epsilon) over both shift directions.
 
@@ -122,7 +119,7 @@ class Mechanism(ABC):
                 return enc
             return None
 
-        result, _ = escalate(attempt)
+        result, _ = run_on_ladder(attempt)
         if result is not None:
             return result
         if best:

@@ -36,6 +36,11 @@ import numpy as np
 from flint import arb
 
 from certdp.engines.closed_form import gaussian_profile
+from certdp.engines.hockey_stick_integral import (
+    ggm_profile_by_integration,
+    laplace_profile_by_integration,
+    uniform_profile_by_integration,
+)
 from certdp.engines.monotone_loss import (
     delta_enclosure,
     delta_laplace,
@@ -199,6 +204,34 @@ class GeneralizedGaussian(Mechanism):
             raise InputError("sensitivity", "vector sensitivities with p not in {2, inf} need the product "
                                             "engine (certdp.engines.product_loss)") from None
         return product_delta_enclosure(p, value, epsilon, active)
+
+    @classmethod
+    def independent_profile_ball(cls, value: arb, epsilon: arb, shape: Fraction | float = Fraction(2),
+                                 sensitivity: Any = Fraction(1)) -> arb:
+        """delta(eps) by an evaluation independent of :meth:`profile_ball` (used by ``verify``).
+
+        One active coordinate: certified quadrature (``acb.integral``) of the hockey-stick
+        integral, :mod:`certdp.engines.hockey_stick_integral` --
+        ``ggm_profile_by_integration`` for 1 < p < inf (p = 2 included: the GGM integral,
+        not the Gaussian closed form), ``laplace_profile_by_integration`` for p = 1 and
+        ``uniform_profile_by_integration`` for p = inf.  Encloses delta for every point of
+        the balls ``value`` and ``epsilon`` (propagated through the integrands); a
+        non-finite ball means "undecided at this precision".
+
+        Several active coordinates (a sensitivity vector with > 1 nonzero entries): there is
+        no independent path; this returns :meth:`profile_ball` unchanged (``verify`` then
+        amounts to a recomputation at higher precision).
+        """
+        active = cls._active(sensitivity)
+        if len(active) != 1:
+            return cls.profile_ball(value, epsilon, shape=shape, sensitivity=sensitivity)
+        d = arb_of(active[0])
+        if isinstance(shape, float) and math.isinf(shape):
+            return uniform_profile_by_integration(value, epsilon, d)
+        p = Fraction(shape)
+        if p == 1:
+            return laplace_profile_by_integration(value, epsilon, d)
+        return ggm_profile_by_integration(value, epsilon, d, arb_of(p))
 
     @classmethod
     def float_candidate(cls, epsilon: float, log_delta: float, shape: Fraction | float = Fraction(2),

@@ -13,6 +13,7 @@ import numpy as np
 from flint import arb
 
 from certdp.engines.closed_form import laplace_profile
+from certdp.engines.hockey_stick_integral import laplace_profile_by_integration
 from certdp.generated import arb_laplace
 from certdp.mechanisms.base import ScaleMechanism1D, register
 from certdp.numbers import arb_of
@@ -34,6 +35,17 @@ class Laplace(ScaleMechanism1D):
     @classmethod
     def profile_ball(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1)) -> arb:
         return laplace_profile(value, epsilon, arb_of(sensitivity))
+
+    @classmethod
+    def independent_profile_ball(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1)) -> arb:
+        """delta(eps) by certified quadrature of the hockey-stick integral (used by ``verify``).
+
+        :func:`certdp.engines.hockey_stick_integral.laplace_profile_by_integration`:
+        ``acb.integral`` up to the proven root of the privacy-loss equation, analytic tail
+        and sliver bounds; no closed form.  Encloses delta for every point of the balls
+        ``value`` and ``epsilon`` (the balls are propagated through the integrand).
+        """
+        return laplace_profile_by_integration(value, epsilon, arb_of(sensitivity))
 
     @classmethod
     def float_candidate(cls, epsilon: float, log_delta: float, sensitivity: Fraction = Fraction(1)) -> float | None:

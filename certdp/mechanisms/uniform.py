@@ -12,6 +12,7 @@ import numpy as np
 from flint import arb
 
 from certdp.engines.closed_form import uniform_profile
+from certdp.engines.hockey_stick_integral import uniform_profile_by_integration
 from certdp.generated import arb_uniform
 from certdp.mechanisms.base import ScaleMechanism1D, register
 from certdp.numbers import arb_of
@@ -33,6 +34,16 @@ class Uniform(ScaleMechanism1D):
     @classmethod
     def profile_ball(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1)) -> arb:
         return uniform_profile(value, epsilon, arb_of(sensitivity))
+
+    @classmethod
+    def independent_profile_ball(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1)) -> arb:
+        """delta(eps) as the hockey-stick integral over its positive set (used by ``verify``).
+
+        :func:`certdp.engines.hockey_stick_integral.uniform_profile_by_integration`: the range
+        is split at the discontinuities and each piece integrated by ``acb.integral``; not the
+        closed form.  Encloses delta for every point of the balls ``value``, ``epsilon``.
+        """
+        return uniform_profile_by_integration(value, epsilon, arb_of(sensitivity))
 
     @classmethod
     def exact_candidate(cls, delta: Fraction, sensitivity: Fraction = Fraction(1)) -> Fraction:

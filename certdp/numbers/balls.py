@@ -17,6 +17,9 @@ from certdp.numbers.exact import exact_str, parse_exact
 
 __all__ = [
     "arb_of",
+    "to_arb",
+    "float_upper",
+    "float_lower",
     "fraction_of_exact_arb",
     "ball_endpoints",
     "normal_cdf",
@@ -33,6 +36,44 @@ def arb_of(value: Fraction | int | str | Decimal | float) -> arb:
     if q.denominator == 1:
         return arb(q.numerator)
     return arb(fmpq(q.numerator, q.denominator))
+
+
+def to_arb(x: object) -> arb:
+    """A ball for an internal number, at the current working precision.
+
+    ``arb`` is returned unchanged; ``int`` and ``float`` are converted exactly (a float
+    is taken as its *binary* value -- the right reading for float64 candidates and
+    roots computed inside certdp, unlike :func:`arb_of`, which reads a user's float
+    through its shortest repr); ``Fraction`` gives a ball containing it; anything
+    else (``str``, ``Decimal``) is read as an exact rational by :func:`arb_of`.
+    """
+    if isinstance(x, arb):
+        return x
+    if isinstance(x, bool):
+        raise TypeError("a bool is not a number here")
+    if isinstance(x, (int, float)):
+        return arb(x)
+    if isinstance(x, Fraction):
+        return arb(fmpq(x.numerator, x.denominator))
+    return arb_of(x)
+
+
+def float_upper(x: arb) -> float:
+    """A float64 >= every point of the ball ``x`` (directed rounding up; +inf if too large).
+
+    The upper end is rounded to the nearest double and then moved one ulp up, so the
+    result is an upper bound whatever the rounding of the conversion.
+    """
+    import math
+
+    return math.nextafter(float(arb(x.upper()).mid()), math.inf)
+
+
+def float_lower(x: arb) -> float:
+    """A float64 <= every point of the ball ``x`` (directed rounding down; -inf if too small)."""
+    import math
+
+    return math.nextafter(float(arb(x.lower()).mid()), -math.inf)
 
 
 def fraction_of_exact_arb(x: arb) -> Fraction:
@@ -53,9 +94,6 @@ def ball_endpoints(x: arb) -> tuple[Fraction, Fraction]:
     mid = fraction_of_exact_arb(x)
     rad = fraction_of_exact_arb(x.rad())
     return mid - rad, mid + rad
-
-
-_SQRT2_CACHE: dict[int, arb] = {}
 
 
 def _inv_sqrt2() -> arb:

@@ -32,13 +32,13 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Callable
 
-from flint import arb
+from flint import arb, ctx
 
 from certdp.numbers.balls import arb_of, round_decimal
 from certdp.numbers.compare import Decision
 from certdp.numbers.enclosure import Enclosure
 from certdp.numbers.exact import UndecidedError
-from certdp.numbers.precision import PRECISION_LADDER, working_precision
+from certdp.numbers.precision import PRECISION_LADDER, decide_on_ladder, working_precision
 
 __all__ = ["Bracket", "certified_monotone_bracket", "classify_point"]
 
@@ -108,34 +108,21 @@ def classify_point(
     """Decide ``profile(t) <= delta`` with precision escalation.
 
     Returns the decision and the enclosure of ``profile(t)`` that decided it
-    (``None`` if every rung gave a non-finite ball).
+    (``None`` if every rung gave a non-finite ball). The ladder loop is
+    :func:`certdp.numbers.precision.decide_on_ladder`; ``profile`` may return a
+    ball, a ``(low, high)`` pair or a ``(low, high, settled)`` triple.
     """
-    last: Enclosure | None = None
-    for bits in ladder:
-        with working_precision(bits):
-            value = profile(arb_of(Fraction(t)))
-            if counter is not None:
-                counter.evaluations += 1  # type: ignore[attr-defined]
-                counter.max_bits = max(counter.max_bits, bits)  # type: ignore[attr-defined]
-            settled = isinstance(value, tuple) and len(value) == 3 and value[2]
-            if isinstance(value, tuple):
-                low, high = value[0], value[1]
-                value = (low, high)
-            else:
-                low = high = value
-            if not (low.is_finite() and high.is_finite()):
-                continue
-            target = arb_of(delta)
-            if high <= target:
-                decision = Decision.YES
-            elif low > target:
-                decision = Decision.NO
-            else:
-                decision = Decision.UNKNOWN
-            last = Enclosure.from_arb(value, bits) if low is high else Enclosure.from_bounds(low, high, bits)
-        if decision is not Decision.UNKNOWN or settled:
-            return decision, last
-    return Decision.UNKNOWN, last
+    point = Fraction(t)
+
+    def ball_at():
+        value = profile(arb_of(point))
+        if counter is not None:
+            counter.evaluations += 1  # type: ignore[attr-defined]
+            counter.max_bits = max(counter.max_bits, ctx.prec)  # type: ignore[attr-defined]
+        return value
+
+    decision, enclosure, _ = decide_on_ladder(ball_at, delta, ladder)
+    return decision, enclosure
 
 
 def _digits_for(rtol: Fraction) -> int:
