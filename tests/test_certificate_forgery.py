@@ -27,6 +27,7 @@ CERTIFICATES = {
     "profile": lambda: certdp.profile("gaussian", value="2", epsilon="1"),
     "qg-thm-4.2": lambda: calibrate("quasi-gaussian", method="paper", epsilon="1", delta="1e-5"),
     "mg-alg-1": lambda: calibrate("multi-gaussian", method="paper", components=2, epsilon="1", delta="1e-5"),
+    "mg-audit-witness": lambda: certdp.audit("multi-gaussian", value="0.3", components=1, epsilon="1", delta="1e-5"),
 }
 
 #: (certificate, field path, mutation) whose edited statement is still true, and why.
@@ -37,6 +38,13 @@ TRUE_AFTER_EDIT = {
     ("uniform-minimal", "inputs.epsilon", "nudge"): "uniform noise: delta = Delta/2b for every eps > 0",
     ("laplace-pure-dp", "interval.0", "over10"): "every scale below a smaller number is not eps-DP either",
     ("audit-value", "inputs.delta", "nudge"): "VALID at delta stays VALID at a larger delta",
+    # the MG audit's recorded enclosure is [0.13, 1] (decision mode): these edits keep every part true
+    ("mg-audit-witness", "parameters.sensitivity", "times10"): "more sensitivity: still violated, same witness H",
+    ("mg-audit-witness", "inputs.delta", "times10"): "1e-4 is still far below the witness's H = 0.13",
+    ("mg-audit-witness", "inputs.delta", "over10"): "VIOLATED at delta stays VIOLATED at a smaller delta",
+    ("mg-audit-witness", "inputs.delta", "nudge"): "1e-5 (1 + 1e-9) is still far below H = 0.13",
+    ("mg-audit-witness", "value", "over10"): "less noise: more violated, H at the witness shift larger",
+    ("mg-audit-witness", "inputs.epsilon", "over10"): "smaller epsilon: more violated, H at the witness larger",
 }
 ENCLOSURES = ("delta_enclosure", "extra.delta_enclosure_at_unsafe_end", "extra.claimed_value_enclosure")
 
@@ -56,12 +64,13 @@ def _still_true(name, path, label, old):
         return label == ("over10" if path.endswith(".0") else "times10")  # a wider bracket of a threshold
     if path == "inputs.rtol":
         return label in ("times10", "nudge")
-    if path == "extra.unsafe_end_witness.H_lower_bound":
+    if path in ("extra.unsafe_end_witness.H_lower_bound", "extra.witness.H_lower_bound"):
         return label == "over10"
     return False
 
 
-INFORMATIONAL = ("extra.evaluations", "extra.notes", "extra.float_candidate", "precision_bits")
+INFORMATIONAL = ("extra.evaluations", "extra.notes", "extra.float_candidate", "precision_bits",
+                 "extra.witness.failing_set_float")
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +157,7 @@ def test_every_field_edit_is_caught(certificates, name):
     assert certdp.verify(json.dumps(data)).status == "VALID"
     checked = 0
     wrongly_valid = []
-    fast = name in ("qg-thm-4.2", "mg-alg-1")
+    fast = name in ("qg-thm-4.2", "mg-alg-1", "mg-audit-witness")
     for path in _paths(data):
         parent, key = _get_parent(data, path)
         for label, new in _mutations(parent[key]).items():

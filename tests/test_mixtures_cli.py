@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import certdp
+
 import mpmath
 from click.testing import CliRunner
 
@@ -34,10 +36,25 @@ def test_audit_multi_gaussian_verdicts():
     assert bad.exit_code == 1, bad.output
     data = json.loads(bad.output)
     assert data["verdict"] == "VIOLATED"
-    assert float(data["witness"]["certified_excess_over_delta"]) > 0
+    assert data["kind"] == "audit" and float(data["extra"]["witness"]["H_lower_bound"]) > 1e-5
+    assert certdp.verify(bad.output).status == "VALID"
     good = _run(["audit", "multi-gaussian", "--sigma", "3", "-K", "1", "-e", "1", "-d", "0.1", "--json"])
     assert good.exit_code == 0, good.output
-    assert json.loads(good.output)["verdict"] == "VALID"
+    assert json.loads(good.output)["verdict"] == "VALID" and certdp.verify(good.output).status == "VALID"
+
+
+def test_audit_quasi_gaussian_decision_mode_and_forged_witness():
+    """The issue's slow generic audit: the QG engine in decision mode decides it; its witness verifies,
+    and a witness moved to a harmless shift is rejected."""
+    r = _run(["audit", "quasi-gaussian", "--sigma", "0.0262264402844", "-e", "4", "-d", "0.02", "--json"])
+    assert r.exit_code == 1, r.output
+    data = json.loads(r.output)
+    assert data["verdict"] == "VIOLATED" and certdp.verify(r.output).status == "VALID"
+    from certdp.certificate import Certificate
+
+    forged = Certificate.from_json(r.output)
+    forged.extra["witness"]["shift"] = "0"  # H(0) = 0: no witness there
+    assert certdp.verify(forged.seal()).status == "INVALID"
 
 
 def test_profile_and_zcdp_and_bad_input():

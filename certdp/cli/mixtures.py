@@ -157,26 +157,35 @@ for _name in ("quasi-gaussian", "multi-gaussian"):
 
 
 @audit.command("multi-gaussian")
-@click.option("--sigma", required=True)
-@click.option("--components", "-K", type=int, required=True)
+@click.option("--sigma", required=True, help="The sigma to audit (exact decimal).")
+@click.option("--components", "-K", type=int, required=True, help="K: the mixture has 2K+1 Gaussians.")
 @epsilon_option
 @delta_option
 @sensitivity_option
 @json_option
-def audit_mg(sigma, components, epsilon, delta, sensitivity, as_json):
-    """Is MG(sigma, K) (epsilon, delta)-DP? VALID / VIOLATED (with witness) / UNDECIDED."""
-    from certdp.workflows.mixtures import mixture_profile_value
+@output_option
+def audit_mg(sigma, components, epsilon, delta, sensitivity, as_json, output):
+    """Is MG(sigma, K) (epsilon, delta)-DP? VALID / VIOLATED (with witness) / UNDECIDED, as a certificate."""
+    from certdp.workflows.audit import audit as audit_value
 
-    res = mixture_profile_value("multi-gaussian", sigma, epsilon, sensitivity, components, target=delta)
-    lo, hi, witness, verdict = res.lower, res.upper, res.witness, res.verdict
-    data = {"verdict": verdict, "delta_enclosure": [lo, hi], "claimed_delta": delta, "witness": witness}
-    if as_json:
-        print_json(data)
-    else:
-        console.print(f"{verdict}: true delta in [{lo}, {hi}] vs claimed {delta}")
-        if witness:
-            console.print(witness)
-    sys.exit({"VALID": 0, "VIOLATED": 1}.get(verdict, 3))
+    cert = audit_value("multi-gaussian", value=sigma, epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                       components=components)
+    sys.exit(emit_certificate(cert, as_json, output))
+
+
+@audit.command("quasi-gaussian")
+@click.option("--sigma", required=True, help="The sigma to audit (exact decimal).")
+@epsilon_option
+@delta_option
+@sensitivity_option
+@json_option
+@output_option
+def audit_qg(sigma, epsilon, delta, sensitivity, as_json, output):
+    """Is the quasi-Gaussian mixture at sigma (epsilon, delta)-DP? Exact engine in decision mode, with witness."""
+    from certdp.workflows.audit import audit as audit_value
+
+    cert = audit_value("quasi-gaussian", value=sigma, epsilon=epsilon, delta=delta, sensitivity=sensitivity)
+    sys.exit(emit_certificate(cert, as_json, output))
 
 
 # ---------------------------------------------------------------- zCDP

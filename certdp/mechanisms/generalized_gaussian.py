@@ -206,6 +206,11 @@ class GeneralizedGaussian(Mechanism):
         return product_delta_enclosure(p, value, epsilon, active)
 
     @classmethod
+    def has_independent_path(cls, fixed: dict[str, Any]) -> bool:
+        """Whether :meth:`independent_profile_ball` is a quadrature here (one active coordinate)."""
+        return len(cls._active(fixed.get("sensitivity", Fraction(1)))) == 1
+
+    @classmethod
     def independent_profile_ball(cls, value: arb, epsilon: arb, shape: Fraction | float = Fraction(2),
                                  sensitivity: Any = Fraction(1)) -> arb:
         """delta(eps) by an evaluation independent of :meth:`profile_ball` (used by ``verify``).

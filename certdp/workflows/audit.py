@@ -17,15 +17,14 @@ from flint import arb
 from certdp.certificate import Certificate, Stopwatch
 from certdp.mechanisms import get_mechanism
 from certdp.numbers import (
-    PRECISION_LADDER,
+    arb_of,
+    decide_on_ladder,
     Decision,
     Enclosure,
-    arb_of,
-    certify_le,
     exact_str,
     parse_positive,
     parse_probability,
-    working_precision,
+    PRECISION_LADDER,
 )
 from certdp.workflows.claims import get_claim
 from certdp.workflows.common import resolve_fixed
@@ -33,6 +32,7 @@ from certdp.workflows.common import resolve_fixed
 __all__ = ["audit", "audit_claim", "decide_profile", "claim_failure_bracket", "VERDICTS"]
 
 VERDICTS = ("VALID", "VIOLATED", "UNDECIDED")
+VERDICT_OF = {Decision.YES: "VALID", Decision.NO: "VIOLATED", Decision.UNKNOWN: "UNDECIDED"}
 
 
 def decide_profile(
@@ -40,32 +40,23 @@ def decide_profile(
     delta: Fraction,
     ladder: tuple[int, ...] = PRECISION_LADDER,
 ) -> tuple[str, Enclosure | None, int]:
-    """Verdict for ``profile_at() <= delta`` with precision escalation.
+    """Verdict (VALID / VIOLATED / UNDECIDED) for ``profile_at() <= delta``, raising the precision.
 
-    ``profile_at`` is called inside each working precision and must return an
-    enclosure of the true delta. Returns (verdict, enclosure, bits).
+    ``profile_at`` is called inside each working precision and must return an enclosure of the
+    true delta; the loop is :func:`certdp.numbers.decide_on_ladder`. Returns (verdict, enclosure, bits).
     """
-    enclosure: Enclosure | None = None
-    bits_used = ladder[0]
-    for bits in ladder:
-        with working_precision(bits):
-            ball = profile_at()
-            if not ball.is_finite():
-                continue
-            decision = certify_le(ball, arb_of(delta))
-            enclosure = Enclosure.from_arb(ball, bits)
-            bits_used = bits
-        if decision is Decision.YES:
-            return "VALID", enclosure, bits
-        if decision is Decision.NO:
-            return "VIOLATED", enclosure, bits
-    return "UNDECIDED", enclosure, bits_used
+    decision, enclosure, bits = decide_on_ladder(profile_at, delta, ladder)
+    return VERDICT_OF[decision], enclosure, bits
 
 
 def audit(mechanism: str, *, value: object, epsilon: object, delta: object, **fixed: Any) -> Certificate:
     """Audit ``mechanism`` with its parameter set to ``value`` against the claim (epsilon, delta)-DP."""
     clock = Stopwatch()
     cls = get_mechanism(mechanism)
+    if hasattr(cls, "profile_bounds"):  # the Gaussian mixtures: the exact engine in decision mode, with a witness
+        from certdp.workflows.mixtures import mixture_audit
+
+        return mixture_audit(cls.name, value=value, epsilon=epsilon, delta=delta, **fixed)
     eps = parse_positive(epsilon, "epsilon")
     delta_q = parse_probability(delta, "delta")
     val = parse_positive(value, cls.parameter)

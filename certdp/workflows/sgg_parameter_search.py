@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
 
-from flint import arb
 
 from certdp.certificate import Certificate
 from certdp.mechanisms.gaussian import Gaussian

@@ -327,6 +327,21 @@ def _check_audit(cert: Certificate, cls: Any, params: dict[str, Any], eps: Fract
             ball = claim.parameter_ball(eps, delta, **params)
             claimed.append(ball)
             return evaluate(ball, arb_of(eps), **params)
+    elif hasattr(cls, "profile_bounds"):  # the Gaussian mixtures: exact engine in decision mode + witness
+        _known_extra(cert, {"witness"})
+        _require(cert.value is not None and Fraction(cert.value) > 0, "an audit records the audited value")
+        value = Fraction(cert.value)
+        _require(("witness" in cert.extra) == (cert.verdict == "VIOLATED"),
+                 "a mixture audit records a witness exactly when it is VIOLATED")
+        if "witness" in cert.extra:
+            from certdp.workflows.mixtures import check_mixture_witness
+
+            problem = check_mixture_witness(cls.name, cert.extra["witness"], value, eps, delta, params)
+            _require(problem is None, f"witness: {problem}")
+            report.say(f"witness re-proven: H at the shift {cert.extra['witness']['shift']} exceeds delta")
+
+        def profile_at():
+            return cls.profile_bounds(arb_of(value), arb_of(eps), rel_tol=1e-9, target=arb_of(delta), **params)
     else:
         _known_extra(cert, set())
         _require(cert.value is not None, "an audit records the audited value")

@@ -17,7 +17,7 @@ The exact engine is :mod:`certdp.engines.gaussian_mixture`; its float64 guides (
 :mod:`certdp.engines.gaussian_mixture.float_guide`.
 """
 
-from certdp.workflows.mixtures.audit import MixtureProfileValue, mixture_profile_value
+from certdp.workflows.mixtures.audit import MixtureProfileValue, check_mixture_witness, mixture_audit, mixture_profile_value
 from certdp.workflows.mixtures.best_k import BestK, mg_best_k_certified, mg_best_k_float, mg_loss
 from certdp.workflows.mixtures.exact import exact_calibration
 from certdp.workflows.mixtures.mg_alg1 import mg_grid_step, mg_paper_calibration, mg_paper_profile

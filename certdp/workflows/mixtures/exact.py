@@ -18,7 +18,6 @@ from certdp.numbers import (
     InputError,
     arb_of,
     certified_monotone_bracket,
-    exact_str,
     parse_positive,
     parse_probability,
 )

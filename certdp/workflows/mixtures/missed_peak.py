@@ -10,7 +10,6 @@ never correctness: the retry only changes where the certified bracket starts.
 
 from __future__ import annotations
 
-from typing import Callable
 from typing import Callable, TypeVar
 
 from flint import arb

@@ -28,7 +28,6 @@ from certdp.numbers import (
     arb_of,
     certified_monotone_bracket,
     decimal_bounds,
-    exact_str,
     normal_cdf,
     parse_positive,
     parse_probability,
@@ -173,7 +172,6 @@ def qg_ratio_enclosure(sigma: arb, epsilon: arb, sensitivity: arb, rel_tol: floa
 
 
 def _qg_sigma2_profile(epsilon: Fraction, sensitivity: Fraction):
-    from certdp.numbers import working_precision
 
     def profile(t: arb) -> arb:
         # the bracket probes within ~rtol (1e-12) of sigma_2, where the ratio is within ~1e-12 of 1:
@@ -229,7 +227,6 @@ def qg_paper_calibration(*, epsilon: object, delta: object, sensitivity: object 
         from certdp.mechanisms.quasi_gaussian import QuasiGaussian
 
         with_prec = 128
-        from certdp.numbers import working_precision
 
         with working_precision(with_prec):
             ball = QuasiGaussian.profile_ball(arb_of(Fraction(safe)), arb_of(eps), sensitivity=d, rel_tol=1e-6,

@@ -33,7 +33,6 @@ def zcdp_composition(sigmas: Sequence[object], sensitivities: Sequence[object], 
     sen = [parse_positive(s, "sensitivity") for s in sensitivities]
     dt = parse_probability(delta_total, "delta_total")
     rho = sum((s2 * s2 / (2 * s1 * s1) for s1, s2 in zip(sig, sen)), Fraction(0))
-    from certdp.numbers import working_precision
 
     with working_precision(128):
         r = arb_of(rho)
