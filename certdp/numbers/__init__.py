@@ -17,10 +17,12 @@ from certdp.numbers.exact import (
     UndecidedError,
     exact_str,
     parse_exact,
+    parse_int,
     parse_nonnegative,
     parse_positive,
     parse_positive_int,
     parse_probability,
+    parse_real,
 )
 from certdp.numbers.precision import PRECISION_LADDER, escalate, working_precision
 
@@ -29,5 +31,6 @@ __all__ = [
     "round_decimal", "Bracket", "certified_monotone_bracket", "classify_point", "Decision",
     "certify_le", "certify_lt", "Enclosure", "InputError", "UndecidedError", "exact_str",
     "parse_exact", "parse_nonnegative", "parse_positive", "parse_positive_int", "parse_probability",
+    "parse_int", "parse_real",
     "PRECISION_LADDER", "escalate", "working_precision",
 ]
