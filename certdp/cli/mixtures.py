@@ -17,7 +17,7 @@ from certdp.cli.validate import (
 from certdp.numbers import InputError
 
 #: Largest K accepted by the mixture commands (2K+1 Gaussians; cost grows with K).
-MAX_COMPONENTS = 200
+MAX_COMPONENTS = 50
 _sigma_option = click.option("--sigma", required=True, type=POSITIVE, help="Noise scale sigma > 0 of the mixture.")
 #: The exact engine and the MG paper method certify brackets to at most this relative width.
 MIN_MIXTURE_RTOL = "1e-6"

@@ -49,7 +49,7 @@ DOMAINS: dict[str, Domain] = {
     "r1smg": Domain(_E(10), _E(1, 10**30), dimension_max=10**4, note="radial engine"),
     # Gaussian mixtures: exact engine (Descartes root isolation + branch and bound over the shift)
     "quasi-gaussian": Domain(_E(50), _E(1, 10**300), note="exact mixture engine"),
-    "multi-gaussian": Domain(_E(50), _E(1, 10**300), components_max=200, note="exact mixture engine"),
+    "multi-gaussian": Domain(_E(50), _E(1, 10**300), components_max=50, note="exact mixture engine"),
 }
 _ALIASES = {"classic-gaussian": "gaussian"}
 
