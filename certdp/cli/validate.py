@@ -337,6 +337,11 @@ def _wrap(command: click.Command, path: str) -> None:
                        "claimed; raise --budget)", as_json, path)
         except UndecidedError as exc:
             _undecided(str(exc), as_json, path, getattr(exc, "enclosure", None))
+        except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
+            # A float range problem inside an engine: no answer was produced, so UNDECIDED is honest.
+            # It still marks an input the domain table should refuse up front (please report it).
+            _undecided(f"numerical range exceeded inside the computation ({type(exc).__name__}: {exc}); "
+                       "no answer is claimed", as_json, path)
 
     callback._certdp_wrapped = True  # type: ignore[attr-defined]
     command.callback = callback

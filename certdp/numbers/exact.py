@@ -71,8 +71,9 @@ class UndecidedError(ArithmeticError):
         self.enclosure = enclosure
 
 
-_DECIMAL_RE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-_FRACTION_RE = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
+# ASCII digits only (``\d`` would also accept e.g. Arabic-Indic digits).
+_DECIMAL_RE = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
+_FRACTION_RE = re.compile(r"^[+-]?[0-9]+\s*/\s*[0-9]+$")
 
 
 def parse_exact(value: object, name: str) -> Fraction:

@@ -31,6 +31,8 @@ class Domain:
     dimension_max: int | None = None
     components_max: int | None = None
     note: str = ""
+    #: Further closed ranges ``name: (low, high)`` of fixed parameters (e.g. the SGG power).
+    bounds: tuple[tuple[str, Fraction, Fraction], ...] = ()
 
 
 _E = Fraction
@@ -44,7 +46,8 @@ DOMAINS: dict[str, Domain] = {
     # monotone privacy loss (1-D GGM): the loss root grows like eps^(1/(p-1))
     "ggm": Domain(_E(100), _E(1, 10**2000), note="root of the privacy-loss equation, incomplete gamma"),
     # radial engine (SGG family): adaptive binning; cost grows fast with eps, 1/delta and T
-    "sgg": Domain(_E(10), _E(1, 10**30), dimension_max=10**4, note="radial engine (seed 003 Lemma 4.1)"),
+    "sgg": Domain(_E(10), _E(1, 10**30), dimension_max=10**4, note="radial engine (seed 003 Lemma 4.1)",
+                  bounds=(("power", _E(1, 10), _E(100)),)),
     "l2-laplace": Domain(_E(10), _E(1, 10**30), dimension_max=10**4, note="radial engine"),
     "r1smg": Domain(_E(10), _E(1, 10**30), dimension_max=10**4, note="radial engine"),
     # Gaussian mixtures: exact engine (Descartes root isolation + branch and bound over the shift)
@@ -59,7 +62,7 @@ def _range_text(d: Domain) -> str:
 
 
 def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None, dimension: object = None,
-                 components: object = None, **_: Any) -> None:
+                 components: object = None, **fixed: Any) -> None:
     """Raise :class:`InputError` (naming the parameter, stating the range) if an input is outside the domain.
 
     ``epsilon`` / ``delta`` may each be one value or an iterable of values. Values must already be
@@ -80,6 +83,12 @@ def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None
         if t > domain.dimension_max:
             raise InputError("dimension", f"{exact_str(t)} is above the supported maximum "
                                           f"{domain.dimension_max} for {mechanism} (see docs/domains.md)")
+    for name, low, high in domain.bounds:
+        if fixed.get(name) is not None:
+            v = parse_exact(fixed[name], name)
+            if not low <= v <= high:
+                raise InputError(name, f"{exact_str(v)} is outside the supported range [{exact_str(low)}, "
+                                       f"{exact_str(high)}] for {mechanism} (see docs/domains.md)")
     if components is not None and domain.components_max is not None:
         k = parse_exact(components, "components")
         if k > domain.components_max:
@@ -116,7 +125,8 @@ def check_command(path: str, params: Mapping[str, Any]) -> None:
         return
     check_domain(name, epsilon=params.get("epsilon"), delta=params.get("delta"),
                  dimension=params.get("dimension"),
-                 components=params.get("components", params.get("max_components")))
+                 components=params.get("components", params.get("max_components")),
+                 power=params.get("power"))
 
 
 def domain_table() -> list[dict[str, str]]:
