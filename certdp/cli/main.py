@@ -67,6 +67,11 @@ def _usage_message(exc: click.UsageError) -> str:
         what = "mechanism" if ctx.command.name in ("calibrate", "profile", "audit") else "command"
         return f"{what}: '{ctx.command_path}' needs a {what} (choose from: {known})"
     hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    param = getattr(exc, "param", None)
+    if isinstance(exc, click.BadParameter) and param is not None:  # MissingParameter is one too
+        from certdp.cli.validate import option_name
+
+        message = f"{option_name(param)}: {message[0].lower()}{message[1:]}"
     return message.replace("\n", " ") + hint
 
 
