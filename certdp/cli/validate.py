@@ -368,10 +368,7 @@ def _walk(group: click.Command, prefix: str) -> Iterator[tuple[str, click.Comman
 def install(root: click.Group) -> None:
     """Give every leaf command of ``root`` the budget, domain check and UNDECIDED reporting (idempotent)."""
     for path, command in _walk(root, ""):
-        if path == "verify" or any(p.name == "budget" for p in command.params):
-            if path != "verify":
-                continue
-        _wrap(command, path)
+        _wrap(command, path)  # no-op for an already wrapped command
     for _, group in _groups(root):
         group.no_args_is_help = False
         group.invoke_without_command = False
@@ -382,7 +379,3 @@ def _groups(root: click.Command, prefix: str = "") -> Iterator[tuple[str, click.
         yield prefix, root
         for name, sub in root.commands.items():
             yield from _groups(sub, f"{prefix} {name}".strip())
-
-
-def describe_range(q: Fraction) -> str:  # pragma: no cover - convenience for messages
-    return exact_str(q)
