@@ -7,14 +7,44 @@ from typing import Any
 from certdp.certificate import Certificate
 from certdp.workflows.audit import audit_claim
 from certdp.workflows.audit import audit as _audit_value
-from certdp.workflows.calibrate import calibrate
+from certdp.workflows.calibrate import calibrate as _calibrate
 from certdp.workflows.claims import CLAIMS
 import certdp.workflows.sgg_audit  # noqa: E402,F401  (registers the "r1smg" claim)
 from certdp.workflows.profile import profile as _profile
-from certdp.workflows.profile import profile_curve
+from certdp.workflows.profile import profile_curve as _profile_curve
+from certdp.workflows.domains import check_domain
 from certdp.workflows.verify import Verification, verify
 
 __all__ = ["calibrate", "audit", "profile", "profile_curve", "verify", "Certificate", "Verification"]
+
+
+def _check(name: str, epsilon: object, delta: object, fixed: dict[str, Any]) -> None:
+    """Parse-layer and domain checks up front (docs/domains.md): InputError naming the parameter."""
+    from certdp.numbers import parse_exact
+
+    eps = [epsilon] if isinstance(epsilon, (str, int, float)) or epsilon is None else list(epsilon)
+    for e in eps:
+        if e is not None:
+            parse_exact(e, "epsilon")
+    if delta is not None:
+        parse_exact(delta, "delta")
+    check_domain(name, epsilon=eps, delta=delta, **fixed)
+
+
+def calibrate(mechanism: str, *, epsilon: object, delta: object, **kwargs: Any) -> Certificate:
+    """Certified calibration of ``mechanism`` at (epsilon, delta); see :func:`certdp.workflows.calibrate.calibrate`.
+
+    Inputs outside the mechanism's supported domain (``docs/domains.md``) raise ``InputError`` at once.
+    """
+    _check(mechanism, epsilon, delta, kwargs)
+    return _calibrate(mechanism, epsilon=epsilon, delta=delta, **kwargs)
+
+
+def profile_curve(name: str, *, value: object, epsilons: Any, **fixed: Any):
+    """Certified enclosures of delta(eps) for each eps (domain checked up front)."""
+    epsilons = list(epsilons)
+    _check(name, epsilons, None, fixed)
+    return _profile_curve(name, value=value, epsilons=epsilons, **fixed)
 
 
 def audit(name: str, *, epsilon: object, delta: object, value: object = None, **fixed: Any) -> Certificate:
@@ -24,6 +54,7 @@ def audit(name: str, *, epsilon: object, delta: object, value: object = None, **
     given sigma; ``certdp.audit("classic-gaussian", epsilon=2, delta="1e-5")``
     checks the textbook formula. The verdict is VALID, VIOLATED or UNDECIDED.
     """
+    _check(name, epsilon, delta, fixed)
     if value is None and name in CLAIMS:
         return audit_claim(name, epsilon=epsilon, delta=delta, **fixed)
     if value is None:
@@ -35,4 +66,5 @@ def audit(name: str, *, epsilon: object, delta: object, value: object = None, **
 
 def profile(name: str, *, value: object, epsilon: object, **fixed: Any) -> Certificate:
     """Certificate with a certified enclosure of delta(epsilon) for mechanism ``name`` at ``value``."""
+    _check(name, epsilon, None, fixed)
     return _profile(name, value=value, epsilon=epsilon, **fixed)

@@ -11,6 +11,7 @@ from certdp.cli.common import (
     rtol_option, sensitivity_option,
 )
 from certdp.cli.groups import audit, calibrate, profile
+from certdp.cli.validate import DELTA0, EPSILON, EPSILON_LIST, PLOT_FILE, POSITIVE, Count
 from certdp.workflows.audit import audit as audit_value
 from certdp.workflows.audit import audit_claim, claim_failure_bracket
 from certdp.workflows.calibrate import calibrate as calibrate_workflow
@@ -19,7 +20,7 @@ from certdp.workflows.profile import profile_curve
 
 
 def _dimension_option(f):
-    return click.option("--dimension", "-T", default="1", show_default=True,
+    return click.option("--dimension", "-T", default="1", show_default=True, type=Count(1, 10**9),
                         help="Dimension T of the query (the profile depends only on the l2 sensitivity).")(f)
 
 
@@ -41,7 +42,7 @@ def calibrate_gaussian(epsilon, delta, sensitivity, dimension, rtol, as_json, ou
 
 @calibrate.command("laplace")
 @epsilon_option
-@click.option("--delta", "-d", required=True, metavar="DELTA", help="Target delta in [0, 1); 0 means pure eps-DP.")
+@click.option("--delta", "-d", required=True, type=DELTA0, help="Target delta in [0, 1); 0 means pure eps-DP.")
 @sensitivity_option
 @rtol_option
 @json_option
@@ -67,12 +68,12 @@ def calibrate_uniform(epsilon, delta, sensitivity, rtol, as_json, output):
 
 # ---------------------------------------------------------------- profile
 def _profile_command(mechanism: str, option: str, parameter: str):
-    @click.option("--epsilon", "-e", required=True, metavar="EPS[,EPS...]",
-                  help="One epsilon, or a comma-separated list for a delta(eps) curve.")
-    @click.option(option, "value", required=True, help=f"The {parameter} of the mechanism.")
+    @click.option("--epsilon", "-e", required=True, type=EPSILON_LIST,
+                  help="One epsilon >= 0, or a comma-separated list for a delta(eps) curve.")
+    @click.option(option, "value", required=True, type=POSITIVE, help=f"The {parameter} > 0 of the mechanism.")
     @sensitivity_option
     @json_option
-    @click.option("--plot", type=click.Path(dir_okay=False), default=None,
+    @click.option("--plot", type=PLOT_FILE, default=None,
                   help="Draw the certified delta(eps) curve to this PNG (needs 2+ epsilons).")
     def command(epsilon, value, sensitivity, as_json, plot, **extra):
         epsilons = [e for e in epsilon.split(",") if e.strip()]
@@ -111,7 +112,7 @@ profile.command("uniform")(_profile_command("uniform", "--scale", "scale"))
 
 # ---------------------------------------------------------------- audit
 def _audit_command(mechanism: str, option: str, parameter: str):
-    @click.option(option, "value", required=True, help=f"The claimed {parameter}.")
+    @click.option(option, "value", required=True, type=POSITIVE, help=f"The claimed {parameter} > 0.")
     @epsilon_option
     @delta_option
     @sensitivity_option
@@ -131,7 +132,7 @@ audit.command("uniform")(_audit_command("uniform", "--scale", "scale"))
 
 
 @audit.command("classic-gaussian")
-@click.option("--epsilon", "-e", default=None, metavar="EPS", help="Privacy parameter epsilon > 0.")
+@click.option("--epsilon", "-e", default=None, type=EPSILON, help="Privacy parameter epsilon > 0.")
 @delta_option
 @sensitivity_option
 @click.option("--find-threshold", is_flag=True,

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from certdp.certificate import Certificate
+from certdp.cli.validate import DELTA, EPSILON, OUTPUT_FILE, POSITIVE, RTOL
 
 __all__ = [
     "epsilon_option", "delta_option", "sensitivity_option", "json_option", "output_option",
@@ -24,18 +25,18 @@ EXIT_CODES = {"VALID": 0, "VIOLATED": 1, "INVALID": 1, "UNDECIDED": 3}
 
 
 def epsilon_option(f: Callable) -> Callable:
-    return click.option("--epsilon", "-e", required=True, metavar="EPS",
+    return click.option("--epsilon", "-e", required=True, type=EPSILON,
                         help="Privacy parameter epsilon > 0 (exact: 0.1 means one tenth).")(f)
 
 
 def delta_option(f: Callable) -> Callable:
-    return click.option("--delta", "-d", required=True, metavar="DELTA",
+    return click.option("--delta", "-d", required=True, type=DELTA,
                         help="Target delta in (0, 1), e.g. 1e-5 (exact decimal).")(f)
 
 
 def sensitivity_option(f: Callable) -> Callable:
-    return click.option("--sensitivity", "-s", default="1", show_default=True, metavar="DELTA_F",
-                        help="Sensitivity of the query (l2 for the Gaussian).")(f)
+    return click.option("--sensitivity", "-s", default="1", show_default=True, type=POSITIVE,
+                        help="Sensitivity Delta > 0 of the query (its l2 sensitivity for multivariate noise).")(f)
 
 
 def json_option(f: Callable) -> Callable:
@@ -43,12 +44,12 @@ def json_option(f: Callable) -> Callable:
 
 
 def output_option(f: Callable) -> Callable:
-    return click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
+    return click.option("--output", "-o", type=OUTPUT_FILE, default=None,
                         help="Also write the certificate JSON to this file.")(f)
 
 
 def rtol_option(f: Callable) -> Callable:
-    return click.option("--rtol", default="1e-12", show_default=True,
+    return click.option("--rtol", default="1e-12", show_default=True, type=RTOL,
                         help="Relative width of the certified bracket.")(f)
 
 

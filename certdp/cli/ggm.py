@@ -13,16 +13,19 @@ from certdp.cli.common import (
     rtol_option,
 )
 from certdp.cli.groups import calibrate, cli, profile
+from certdp.cli.validate import (
+    MAX_GRID_POINTS, PLOT_FILE, SENSITIVITY_VECTOR, SHAPE, Count, GridSpec, Real,
+)
 from certdp.numbers import InputError
 
 
 def _shape_option(f):
-    return click.option("--shape", "-p", required=True, metavar="P",
+    return click.option("--shape", "-p", required=True, type=SHAPE,
                         help="Shape p in [1, inf] (1 Laplace, 2 Gaussian, inf uniform); exact decimal.")(f)
 
 
 def _ggm_sensitivity_option(f):
-    return click.option("--sensitivity", "-s", default="1", show_default=True, metavar="D or D1,D2,...",
+    return click.option("--sensitivity", "-s", default="1", show_default=True, type=SENSITIVITY_VECTOR,
                         help="Coordinate-wise sensitivity: a number, or a comma-separated vector.")(f)
 
 
@@ -83,14 +86,20 @@ def _range(text: str, name: str) -> list[float]:
 
 
 @shape.command("ggm")
-@click.option("--epsilon", "-e", required=True, metavar="EPS", help="epsilon (with --grid: START:STOP:N).")
-@click.option("--delta", "-d", required=True, metavar="DELTA", help="delta (with --grid: START:STOP:N).")
+@click.option("--epsilon", "-e", required=True, type=GridSpec(0, low_open=True, metavar="EPS"),
+              help="epsilon > 0 (with --grid: START:STOP:N or a comma list).")
+@click.option("--delta", "-d", required=True, type=GridSpec(0, 1, low_open=True, high_open=True, metavar="DELTA"),
+              help="delta in (0, 1) (with --grid: START:STOP:N or a comma list).")
 @_ggm_sensitivity_option
-@click.option("--moment", "-m", default=2, show_default=True, type=int, help="Absolute moment order m.")
-@click.option("--tolerance", "-t", default="1e-4", show_default=True, help="Certified gap eta on log L_m.")
-@click.option("--p-max", default="1001", show_default=True, help="Search p in [1, P_MAX] and p = inf.")
+@click.option("--moment", "-m", default=2, show_default=True, type=Count(1, 100),
+              help="Absolute moment order m (an integer in [1, 100]).")
+@click.option("--tolerance", "-t", default="1e-4", show_default=True,
+              type=Real(0, 1, low_open=True, high_open=True, metavar="ETA"),
+              help="Certified gap eta in (0, 1) on log L_m.")
+@click.option("--p-max", default="1001", show_default=True, type=Real(1, 10**6, low_open=True, metavar="P_MAX"),
+              help="Search p in [1, P_MAX] and p = inf (P_MAX in (1, 1e6]).")
 @click.option("--grid", is_flag=True, help="Fast float64 two-stage grid over (eps, delta) ranges (ESTIMATE).")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+@click.option("--plot", type=PLOT_FILE, default=None,
               help="PNG: gap/best-p trace (certified search) or p-hat/improvement heatmaps (--grid).")
 @json_option
 def shape_ggm(epsilon, delta, sensitivity, moment, tolerance, p_max, grid, plot, as_json):
@@ -176,6 +185,9 @@ def _grid(epsilon: str, delta: str, sensitivity: str, moment: int, plot: str | N
 
     eps_list = _range(epsilon, "epsilon")
     delta_list = _range(delta, "delta")
+    if len(eps_list) * len(delta_list) > MAX_GRID_POINTS:
+        raise InputError("epsilon", f"the grid has {len(eps_list)} x {len(delta_list)} points; at most "
+                                    f"{MAX_GRID_POINTS} in all (and 1000 per axis)")
     if any(not (e > 0) for e in eps_list):
         raise InputError("epsilon", "must be > 0")
     if any(not (0 < d < 1) for d in delta_list):

@@ -66,6 +66,12 @@ def verify_command(files: tuple[str, ...], as_json: bool) -> None:
              else 0)
 
 
+# Every leaf command gets --budget, the domain check and UNDECIDED reporting (certdp.cli.validate).
+from certdp.cli.validate import HARD_STOP, install  # noqa: E402
+
+install(cli)
+
+
 def _usage_message(exc: click.UsageError) -> str:
     """One line for a usage error; an unknown sub-command of calibrate/profile/audit names the mechanism."""
     message = exc.format_message()
@@ -75,12 +81,22 @@ def _usage_message(exc: click.UsageError) -> str:
         name = message.split("'")[1] if "'" in message else "?"
         what = "mechanism" if ctx.command.name in ("calibrate", "profile", "audit") else "command"
         return f"{what}: unknown {what} {name!r} for '{ctx.command_path}' (choose from: {known})"
+    if ctx is not None and message.startswith("Missing command") and isinstance(ctx.command, click.Group):
+        known = ", ".join(ctx.command.list_commands(ctx))
+        what = "mechanism" if ctx.command.name in ("calibrate", "profile", "audit") else "command"
+        return f"{what}: '{ctx.command_path}' needs a {what} (choose from: {known})"
     hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    param = getattr(exc, "param", None)
+    if isinstance(exc, click.BadParameter) and param is not None:  # MissingParameter is one too
+        from certdp.cli.validate import option_name
+
+        message = f"{option_name(param)}: {message[0].lower()}{message[1:]}"
     return message.replace("\n", " ") + hint
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; map errors to exit codes (2 bad input, 3 undecided, 1 internal error)."""
+    HARD_STOP["enabled"] = True  # a real process: the budget watchdog may end it
     try:
         cli.main(args=argv, prog_name="certdp", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -103,6 +119,9 @@ def main(argv: list[str] | None = None) -> None:
     except UndecidedError as exc:
         click.echo(f"UNDECIDED: {exc}", err=True)
         sys.exit(3)
+    except OSError as exc:  # e.g. the disk filled up while writing -o FILE
+        click.echo(f"error: {getattr(exc, 'filename', None) or 'file'}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
     except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback unless asked
         if os.environ.get("CERTDP_DEBUG"):
             raise

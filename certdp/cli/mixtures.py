@@ -8,10 +8,19 @@ import click
 
 from certdp.cli.common import (
     EXIT_CODES, console, delta_option, emit_certificate, epsilon_option, json_option, output_option, print_json,
-    rtol_option, sensitivity_option,
+    sensitivity_option,
 )
 from certdp.cli.groups import audit, calibrate, cli, optimize, profile, table
+from certdp.cli.validate import (
+    DELTA, EPSILON, FRACTION, PLOT_FILE, POSITIVE, CellList, Count, Real,
+)
 from certdp.numbers import InputError
+
+#: Largest K accepted by the mixture commands (2K+1 Gaussians; cost grows with K).
+MAX_COMPONENTS = 50
+_sigma_option = click.option("--sigma", required=True, type=POSITIVE, help="Noise scale sigma > 0 of the mixture.")
+#: The exact engine and the MG paper method certify brackets to at most this relative width.
+MIN_MIXTURE_RTOL = "1e-6"
 
 
 table_group = table
@@ -24,19 +33,35 @@ table_group = table
 @sensitivity_option
 @click.option("--method", type=click.Choice(["paper", "exact"]), default="paper", show_default=True,
               help="paper: certified Thm 4.2 (Alg. 3-4); exact: smallest sigma the exact engine certifies.")
-@rtol_option
+@click.option("--rtol", default=None, type=Real(0, 1, low_open=True, high_open=True, metavar="RTOL"),
+              help="Relative width of the certified bracket [default: 1e-12 (paper), 1e-6 (exact; the "
+                   "smallest it supports)].")
 @json_option
 @output_option
 def calibrate_qg(epsilon, delta, sensitivity, method, rtol, as_json, output):
     """Sigma of the quasi-Gaussian mixture (seed 000 Def. 4.1), certified."""
     from certdp.workflows.mixtures import exact_calibration, qg_paper_calibration
 
+    rtol = _mixture_rtol(rtol, "1e-12" if method == "paper" else MIN_MIXTURE_RTOL,
+                         None if method == "paper" else "the exact engine")
     if method == "paper":
         cert = qg_paper_calibration(epsilon=epsilon, delta=delta, sensitivity=sensitivity, rtol=rtol)
     else:
         cert = exact_calibration("quasi-gaussian", epsilon=epsilon, delta=delta, sensitivity=sensitivity,
                                  rtol=max_rtol(rtol))
     sys.exit(emit_certificate(cert, as_json, output))
+
+
+def _mixture_rtol(rtol: str | None, default: str, limited_by: str | None) -> str:
+    """The --rtol to use; an explicit value below what ``limited_by`` supports is refused, never clamped."""
+    from fractions import Fraction
+
+    if rtol is None:
+        return default
+    if limited_by is not None and Fraction(rtol) < Fraction(MIN_MIXTURE_RTOL):
+        raise InputError("rtol", f"{limited_by} certifies brackets of relative width >= {MIN_MIXTURE_RTOL} "
+                                 f"(got {rtol})")
+    return rtol
 
 
 def max_rtol(rtol: str) -> str:
@@ -52,12 +77,15 @@ def max_rtol(rtol: str) -> str:
 @epsilon_option
 @delta_option
 @sensitivity_option
-@click.option("--components", "-K", required=True, type=int, help="K: 2K+1 Gaussians.")
-@click.option("--eta", default="0.01", show_default=True,
+@click.option("--components", "-K", required=True, type=Count(0, MAX_COMPONENTS),
+              help=f"K in [0, {MAX_COMPONENTS}]: 2K+1 Gaussians.")
+@click.option("--eta", default="0.01", show_default=True, type=FRACTION,
               help="Discretization of seed 000 Thm 3.2 (paper method): condition (2) at (1 - eta) delta.")
 @click.option("--method", type=click.Choice(["paper", "exact"]), default="paper", show_default=True,
               help="paper: certified Alg. 1-2 (Thm 3.2); exact: the smallest sigma with delta(eps) <= delta.")
-@rtol_option
+@click.option("--rtol", default=MIN_MIXTURE_RTOL, show_default=True,
+              type=Real(MIN_MIXTURE_RTOL, 1, high_open=True, metavar="RTOL"),
+              help=f"Relative width of the certified bracket, in [{MIN_MIXTURE_RTOL}, 1).")
 @json_option
 @output_option
 def calibrate_mg(epsilon, delta, sensitivity, components, eta, method, rtol, as_json, output):
@@ -123,21 +151,23 @@ def _plot_mixture(name: str, sigma: str, epsilon: str, sensitivity: str, compone
 
 for _name in ("quasi-gaussian", "multi-gaussian"):
     def _make(name: str):
-        @click.option("--sigma", required=True)
-        @epsilon_option
+        @_sigma_option
+        @click.option("--epsilon", "-e", required=True, type=EPSILON, help="Privacy parameter epsilon > 0.")
         @sensitivity_option
-        @click.option("--components", "-K", type=int, default=None, help="K (multi-gaussian only).")
+        @(click.option("--components", "-K", type=Count(0, MAX_COMPONENTS), required=True,
+                       help=f"K in [0, {MAX_COMPONENTS}]: 2K+1 Gaussians.")
+          if name == "multi-gaussian" else
+          click.option("--components", "-K", type=Count(0, 0), default=None, hidden=True))
         @json_option
-        @click.option("--plot", type=click.Path(dir_okay=False), default=None,
+        @click.option("--plot", type=PLOT_FILE, default=None,
                       help="PNG: the density and (multi-gaussian) the float shift profile H(phi).")
-        @click.option("--rtol", "rel_tol", type=float, default=1e-4, show_default=True,
+        @click.option("--rtol", "rel_tol", type=Real(0, 1, low_open=True, high_open=True, metavar="RTOL"),
+                      default="1e-4", show_default=True,
                       help="Relative width of the certified enclosure (smaller costs more when sigma << Delta).")
         def command(sigma, epsilon, sensitivity, components, as_json, plot, rel_tol):
-            if not 0 < rel_tol < 1:
-                raise InputError("rtol", "must be in (0, 1)")
             from certdp.workflows.mixtures import mixture_profile_value
 
-            res = mixture_profile_value(name, sigma, epsilon, sensitivity, components, rel_tol=rel_tol)
+            res = mixture_profile_value(name, sigma, epsilon, sensitivity, components, rel_tol=float(rel_tol))
             lo, hi = res.lower, res.upper
             if plot:
                 _plot_mixture(name, sigma, epsilon, sensitivity, components, (lo, hi), res.argmax, plot)
@@ -157,8 +187,9 @@ for _name in ("quasi-gaussian", "multi-gaussian"):
 
 
 @audit.command("multi-gaussian")
-@click.option("--sigma", required=True, help="The sigma to audit (exact decimal).")
-@click.option("--components", "-K", type=int, required=True, help="K: the mixture has 2K+1 Gaussians.")
+@_sigma_option
+@click.option("--components", "-K", type=Count(0, MAX_COMPONENTS), required=True,
+              help=f"K in [0, {MAX_COMPONENTS}]: 2K+1 Gaussians.")
 @epsilon_option
 @delta_option
 @sensitivity_option
@@ -174,7 +205,7 @@ def audit_mg(sigma, components, epsilon, delta, sensitivity, as_json, output):
 
 
 @audit.command("quasi-gaussian")
-@click.option("--sigma", required=True, help="The sigma to audit (exact decimal).")
+@_sigma_option
 @epsilon_option
 @delta_option
 @sensitivity_option
@@ -190,15 +221,19 @@ def audit_qg(sigma, epsilon, delta, sensitivity, as_json, output):
 
 # ---------------------------------------------------------------- zCDP
 @cli.command("zcdp-compose")
-@click.option("--sigma", "sigmas", multiple=True, required=True, help="Repeat per mechanism.")
-@click.option("--sensitivity", "sensitivities", multiple=True, help="Repeat per mechanism (default 1).")
-@click.option("--delta", "delta_total", required=True)
+@click.option("--sigma", "sigmas", multiple=True, required=True, type=POSITIVE,
+              help="Noise scale sigma > 0; repeat per mechanism.")
+@click.option("--sensitivity", "sensitivities", multiple=True, type=POSITIVE,
+              help="Sensitivity > 0; repeat per mechanism (default 1).")
+@click.option("--delta", "delta_total", required=True, type=DELTA, help="Total delta in (0, 1).")
 @json_option
 def zcdp_command(sigmas, sensitivities, delta_total, as_json):
     """Composition of multi-Gaussian / Gaussian mechanisms by zCDP (seed 000 Cor. 3.7-3.8)."""
     from certdp.workflows.mixtures import zcdp_composition
 
     sens = list(sensitivities) or ["1"] * len(sigmas)
+    if len(sens) != len(sigmas):
+        raise InputError("sensitivity", f"give one per --sigma ({len(sigmas)}) or none (got {len(sens)})")
     out = zcdp_composition(list(sigmas), sens, delta_total)
     if as_json:
         print_json(out)
@@ -209,7 +244,7 @@ def zcdp_command(sigmas, sensitivities, delta_total, as_json):
 # ---------------------------------------------------------------- tables
 @table_group.command("mixtures")
 @json_option
-@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Heatmap of our l2 improvement (PNG).")
+@click.option("--plot", type=PLOT_FILE, default=None, help="Heatmap of our l2 improvement (PNG).")
 def table_mixtures(as_json, plot):
     """Seed 000 Tables 5-6 (QG vs analytic Gaussian), certified, beside the paper's values."""
     from rich.progress import Progress
@@ -263,13 +298,15 @@ def table_mixtures(as_json, plot):
 # ---------------------------------------------------------------- multi-Gaussian tables and best K
 @table_group.command("multi-gaussian")
 @json_option
-@click.option("--workers", type=int, default=2, show_default=True, help="Parallel processes.")
-@click.option("--audit-timeout", type=float, default=150.0, show_default=True,
-              help="Seconds per certified audit of a printed value.")
-@click.option("--certify", "certify_cells", default="",
-              help="Cells to certify, e.g. '3,2;0,3' (row,column) or 'all'; each gets --certify-timeout.")
-@click.option("--certify-timeout", type=float, default=300.0, show_default=True)
+@click.option("--workers", type=Count(1, 64), default=2, show_default=True, help="Parallel processes, in [1, 64].")
+@click.option("--audit-timeout", type=Real(0, 86400, low_open=True, metavar="SECONDS"), default="150",
+              show_default=True, help="Seconds per certified audit of a printed value.")
+@click.option("--certify", "certify_cells", default="", type=CellList(15, 10),
+              help="Cells to certify, e.g. '3,2;0,3' (row 0-14, column 0-9) or 'all'; each gets --certify-timeout.")
+@click.option("--certify-timeout", type=Real(0, 86400, low_open=True, metavar="SECONDS"), default="300",
+              show_default=True, help="Seconds per certified cell.")
 def table_multi_gaussian(as_json, workers, audit_timeout, certify_cells, certify_timeout):
+    audit_timeout, certify_timeout = float(audit_timeout), float(certify_timeout)
     """Seed 000 Tables 3-4 (multi-Gaussian, eta = 0.01) recomputed beside the paper's, and audited.
 
     Every cell uses the paper's Table 3 K. Column "ours" is the float64 Alg. 1 sigma (continuum
@@ -354,8 +391,9 @@ def table_multi_gaussian(as_json, workers, audit_timeout, certify_cells, certify
 @epsilon_option
 @delta_option
 @click.option("--loss", type=click.Choice(["l1", "l2"]), default="l1", show_default=True)
-@click.option("--max-components", type=int, default=20, show_default=True, help="Search K in [1, max].")
-@click.option("--eta", default="0.01", show_default=True)
+@click.option("--max-components", type=Count(1, MAX_COMPONENTS), default=20, show_default=True,
+              help=f"Search K in [1, max], max <= {MAX_COMPONENTS}.")
+@click.option("--eta", default="0.01", show_default=True, type=FRACTION, help="Discretization eta in (0, 1).")
 @click.option("--certify-search", is_flag=True,
               help="Certify the search too: Alg. 1 sigma and loss enclosures for every K (~1 s per K).")
 @json_option

@@ -12,6 +12,7 @@ from certdp.cli.common import (
     sensitivity_option,
 )
 from certdp.cli.groups import audit, calibrate, cli, optimize, profile
+from certdp.cli.validate import EPSILON_LIST, PLOT_FILE, POSITIVE, RTOL, Count, Real
 
 _PRESETS = {
     # name: (option, parameter, help)
@@ -22,16 +23,19 @@ _PRESETS = {
 
 
 def _dimension(f):
-    return click.option("--dimension", "-T", required=True, help="Dimension T >= 2 of the query.")(f)
+    return click.option("--dimension", "-T", required=True, type=Count(2, 10**9),
+                        help="Dimension T >= 2 of the query.")(f)
 
 
 def _shape(f):
-    f = click.option("--power", "-p", required=True, help="Tail power p > 0 of the radial density.")(f)
-    return click.option("--alpha", "-a", required=True, help="Shape alpha in (-1, T-1].")(f)
+    f = click.option("--power", "-p", required=True, type=POSITIVE,
+                     help="Tail power p > 0 of the radial density (not the GGM shape).")(f)
+    return click.option("--alpha", "-a", required=True, type=Real(-1, low_open=True, metavar="ALPHA"),
+                        help="Shape alpha in (-1, T-1].")(f)
 
 
 def _rtol(f):
-    return click.option("--rtol", default="1e-6", show_default=True,
+    return click.option("--rtol", default="1e-6", show_default=True, type=RTOL,
                         help="Relative width of the certified bracket.")(f)
 
 
@@ -125,16 +129,16 @@ def _profile_run(mechanism: str, value: str, epsilon: str, as_json: bool, plot: 
             console.print(f"plot written to {plot}")
 
 
-_eps_list = click.option("--epsilon", "-e", required=True, metavar="EPS[,EPS...]",
-                         help="One epsilon, or a comma-separated list for a delta(eps) curve.")
-_plot = click.option("--plot", type=click.Path(dir_okay=False), default=None,
+_eps_list = click.option("--epsilon", "-e", required=True, type=EPSILON_LIST,
+                         help="One epsilon >= 0, or a comma-separated list for a delta(eps) curve.")
+_plot = click.option("--plot", type=PLOT_FILE, default=None,
                      help="Draw the certified delta(eps) curve to this PNG (needs 2+ epsilons).")
 
 
 @profile.command("sgg")
 @_dimension
 @_shape
-@click.option("--rate", "-b", "rate", required=True, help="Rate beta > 0.")
+@click.option("--rate", "-b", "rate", required=True, type=POSITIVE, help="Rate beta > 0.")
 @_eps_list
 @sensitivity_option
 @json_option
@@ -149,7 +153,7 @@ def _profile_preset(name: str):
     option, parameter, help_text = _PRESETS[name]
 
     @_dimension
-    @click.option(option, "value", required=True, help=help_text)
+    @click.option(option, "value", required=True, type=POSITIVE, help=help_text)
     @_eps_list
     @sensitivity_option
     @json_option
@@ -172,7 +176,7 @@ for _name in _PRESETS:
 @epsilon_option
 @delta_option
 @sensitivity_option
-@click.option("--sigma-star", "value", default=None,
+@click.option("--sigma-star", "value", default=None, type=POSITIVE,
               help="Audit this sigma_star instead of the Ji & Li Thm. 5 formula.")
 @click.option("--table3", is_flag=True, help="Reproduce seed 003 Table 3 (T = 128, delta = 1e-5) instead.")
 @json_option
@@ -229,11 +233,12 @@ def _table3(as_json: bool) -> None:
 @epsilon_option
 @delta_option
 @sensitivity_option
-@click.option("--maxfev", default=60, show_default=True, help="Float evaluations per Nelder-Mead start.")
+@click.option("--maxfev", default=60, show_default=True, type=Count(1, 100_000),
+              help="Float evaluations per Nelder-Mead start (an integer in [1, 100000]).")
 @click.option("--no-baselines", is_flag=True, help="Skip the certified Gaussian / l2-Laplace baselines.")
 @json_option
 def optimize_sgg_command(dimension, epsilon, delta, sensitivity, maxfev, no_baselines, as_json):
-    """Alg. 5 of seed 003: the (alpha, p) with least MSE (float search), then a certified rate and MSE."""
+    """Least-MSE SGG shape (seed 003 Algorithm 5): float search over (alpha, p), then a certified rate and MSE."""
     from rich.progress import Progress
 
     from certdp.workflows.sgg_parameter_search import optimize_sgg

@@ -20,10 +20,12 @@ from certdp.numbers.exact import (
     UndecidedError,
     exact_str,
     parse_exact,
+    parse_int,
     parse_nonnegative,
     parse_positive,
     parse_positive_int,
     parse_probability,
+    parse_real,
 )
 from certdp.numbers.precision import (
     PRECISION_LADDER,
@@ -38,5 +40,6 @@ __all__ = [
     "round_decimal", "to_arb", "float_upper", "float_lower", "Bracket", "certified_monotone_bracket", "classify_point", "Decision",
     "certify_le", "certify_lt", "Enclosure", "InputError", "UndecidedError", "exact_str",
     "parse_exact", "parse_nonnegative", "parse_positive", "parse_positive_int", "parse_probability",
+    "parse_int", "parse_real",
     "PRECISION_LADDER", "escalate", "run_on_ladder", "decide_on_ladder", "working_precision",
 ]

@@ -14,9 +14,11 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 import re
-from decimal import Decimal, InvalidOperation, localcontext
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from numbers import Integral
+
+from flint import fmpz
 
 __all__ = [
     "InputError",
@@ -26,8 +28,21 @@ __all__ = [
     "parse_nonnegative",
     "parse_probability",
     "parse_positive_int",
+    "parse_int",
+    "parse_real",
     "exact_str",
+    "MAX_DECIMAL_EXPONENT",
+    "MAX_INPUT_CHARS",
 ]
+
+#: Largest |decimal exponent| accepted in an input (``1e-999999`` is accepted, ``1e-1000000`` is not):
+#: the range of Python's default decimal context, so every accepted number prints and converts
+#: without overflow. Arb's exponent range is far wider; the cap keeps every exact rational small
+#: enough (at most ~3.3 million bits) that parsing and printing it take milliseconds. Mechanisms
+#: narrow it further (:mod:`certdp.workflows.domains`).
+MAX_DECIMAL_EXPONENT = 999_999
+#: Longest numeric string accepted (digits of a mantissa, or of a fraction's numerator and denominator).
+MAX_INPUT_CHARS = 4000
 
 
 class InputError(ValueError):
@@ -47,12 +62,18 @@ class UndecidedError(ArithmeticError):
     """A certified decision could not be reached even at the top of the precision ladder.
 
     This is an honest "do not know", never a wrong answer: the caller must not
-    treat it as either outcome.
+    treat it as either outcome. ``enclosure`` optionally carries the best
+    certified enclosure reached, as ``(lower_str, upper_str)`` (the CLI prints it).
     """
 
+    def __init__(self, *args: object, enclosure: tuple[str, str] | None = None):
+        super().__init__(*args)
+        self.enclosure = enclosure
 
-_DECIMAL_RE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-_FRACTION_RE = re.compile(r"^[+-]?\d+\s*/\s*\d+$")
+
+# ASCII digits only (``\d`` would also accept e.g. Arabic-Indic digits).
+_DECIMAL_RE = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
+_FRACTION_RE = re.compile(r"^[+-]?[0-9]+\s*/\s*[0-9]+$")
 
 
 def parse_exact(value: object, name: str) -> Fraction:
@@ -76,9 +97,16 @@ def parse_exact(value: object, name: str) -> Fraction:
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise InputError(name, f"must be a finite number (got {value})")
-        return Fraction(value)
+        _check_exponent(value, name)
+        return _fraction_of_decimal(value)
     if isinstance(value, str):
         text = value.strip().replace("_", "")
+        if not text:
+            raise InputError(name, "expected a number, got an empty string")
+        if len(text) > MAX_INPUT_CHARS:
+            raise InputError(name, f"numeric string too long ({len(text)} characters; at most {MAX_INPUT_CHARS})")
+        if text.lower().lstrip("+-") in ("nan", "inf", "infinity", "snan"):
+            raise InputError(name, f"must be a finite number (got {value.strip()!r})")
         if _FRACTION_RE.match(text):
             num, den = text.split("/")
             if int(den) == 0:
@@ -87,10 +115,68 @@ def parse_exact(value: object, name: str) -> Fraction:
         if not _DECIMAL_RE.match(text):
             raise InputError(name, f"not a finite decimal number: {value!r}")
         try:
-            return Fraction(Decimal(text))
+            number = Decimal(text)
         except (InvalidOperation, ValueError) as exc:  # pragma: no cover - regex guards this
             raise InputError(name, f"not a finite decimal number: {value!r}") from exc
+        _check_exponent(number, name)
+        return _fraction_of_decimal(number)
     raise InputError(name, f"expected a number or numeric string, got {type(value).__name__}")
+
+
+def _check_exponent(number: Decimal, name: str) -> None:
+    if number and abs(number.adjusted()) > MAX_DECIMAL_EXPONENT:
+        raise InputError(name, f"exponent out of the supported range (|exponent| <= {MAX_DECIMAL_EXPONENT}, "
+                               f"got 1e{number.adjusted()})")
+
+
+def parse_real(value: object, name: str, *, low: Fraction | int | None = None, high: Fraction | int | None = None,
+               low_open: bool = False, high_open: bool = False) -> Fraction:
+    """Parse an exact number in the interval from ``low`` to ``high`` (closed ends unless ``*_open``)."""
+    q = parse_exact(value, name)
+    bad_low = low is not None and (q <= low if low_open else q < low)
+    bad_high = high is not None and (q >= high if high_open else q > high)
+    if bad_low or bad_high:
+        left = "(-inf" if low is None else ("(" if low_open else "[") + exact_str(low)
+        right = "inf)" if high is None else exact_str(high) + (")" if high_open else "]")
+        raise InputError(name, f"must lie in {left}, {right} (got {exact_str(q)})")
+    return q
+
+
+def parse_int(value: object, name: str, *, low: int | None = None, high: int | None = None) -> int:
+    """Parse an integer (a count or budget) in ``[low, high]``; ``"3.0"`` is 3, ``"2.5"`` is refused."""
+    q = parse_exact(value, name)
+    if q.denominator != 1:
+        raise InputError(name, f"must be an integer (got {exact_str(q)})")
+    n = int(q)
+    if (low is not None and n < low) or (high is not None and n > high):
+        span = f"[{low if low is not None else '-inf'}, {high if high is not None else 'inf'}]"
+        raise InputError(name, f"must be an integer in {span} (got {_int_str(n)})")
+    return n
+
+
+def _strip_factor(n, p):
+    """``(m, k)`` with ``n = m p^k`` and ``p`` not dividing ``m``; O(log k) big divisions, not O(k)."""
+    if n % p:
+        return n, 0
+    m, k = _strip_factor(n // p, p * p)
+    k = 2 * k + 1
+    if m % p == 0:
+        return m // p, k + 1
+    return m, k
+
+
+def _int_str(n: int) -> str:
+    """``str(n)`` without Python's 4300-digit limit (FLINT prints any integer, fast)."""
+    return str(n) if n.bit_length() < 10000 else str(fmpz(n))
+
+
+def _fraction_of_decimal(number: Decimal) -> Fraction:
+    """Exact ``Fraction(number)``, with the power of ten built by FLINT (fast even for 1e-999999)."""
+    sign, digits, exponent = number.as_tuple()
+    mantissa = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
+    if exponent >= 0:
+        return Fraction(mantissa * int(fmpz(10) ** exponent))
+    return Fraction(mantissa, int(fmpz(10) ** -exponent))
 
 
 def parse_positive(value: object, name: str) -> Fraction:
@@ -128,30 +214,31 @@ def parse_positive_int(value: object, name: str) -> int:
 def exact_str(q: Fraction | int) -> str:
     """Canonical exact string of a rational: a terminating decimal when one exists, else ``"p/q"``.
 
-    ``parse_exact(exact_str(q)) == q`` always holds.
+    ``parse_exact(exact_str(q)) == q`` holds whenever the string fits ``MAX_INPUT_CHARS``.
     """
     return _exact_str(Fraction(q))
 
 
 @lru_cache(maxsize=8192)
 def _exact_str(q: Fraction) -> str:
-    den = q.denominator
-    twos = (den & -den).bit_length() - 1
-    den >>= twos
-    fives = 0
-    while den % 5 == 0:
-        den //= 5
-        fives += 1
-    if den != 1:
-        return f"{q.numerator}/{q.denominator}"
+    # FLINT integers (fmpz): quasi-linear division and printing, no 4300-digit limit, so a
+    # number such as 1e-999999 prints in milliseconds.
+    sign = "-" if q < 0 else ""
     if q.denominator == 1 and abs(q.numerator) < 10**21:
         return str(q.numerator)
+    num, den = fmpz(abs(q.numerator)), fmpz(q.denominator)
+    den_int = q.denominator
+    twos = (den_int & -den_int).bit_length() - 1
+    rest, fives = _strip_factor(den >> twos, fmpz(5))
+    if rest != 1:
+        return f"{sign}{num}/{den}"
     scale = max(twos, fives)
-    digits = q.numerator * 10**scale // q.denominator
-    with localcontext() as context:  # exact: never round to the default 28 digits
-        context.prec = len(str(abs(digits))) + 2
-        number = Decimal(digits).scaleb(-scale).normalize()
-    if -4 <= number.adjusted() <= 20:
-        return format(number, "f")
-    mantissa, _, exponent = f"{number:e}".partition("e")
-    return f"{mantissa}e{int(exponent)}"
+    digits = num * fmpz(2) ** (scale - twos) * fmpz(5) ** (scale - fives)
+    mantissa, tens = _strip_factor(digits, fmpz(10))
+    text = str(mantissa)
+    exponent = tens - scale  # value = mantissa * 10**exponent
+    adjusted = len(text) - 1 + exponent
+    if -4 <= adjusted <= 20:
+        return sign + format(Decimal(f"{text}e{exponent}"), "f")
+    head = text[0] + ("." + text[1:] if len(text) > 1 else "")
+    return f"{sign}{head}e{adjusted}"

@@ -10,6 +10,7 @@ author sees both unsafe rows and how much noise is wasted on safe ones.
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -42,13 +43,25 @@ def read_grid_csv(path: str | Path, parameter: str) -> list[dict[str, str]]:
     file = Path(path)
     if not file.is_file():
         raise InputError("FILE", f"no such file: {path}")
-    with file.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        header = reader.fieldnames or []
-        missing = [c for c in ("epsilon", "delta", parameter) if c not in header]
-        if missing:
-            raise InputError("FILE", f"CSV header lacks column(s) {', '.join(missing)} (has: {', '.join(header)})")
-        return [dict(row) for row in reader]
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("FILE", f"not a UTF-8 text CSV file (byte {exc.start}: {exc.reason})") from None
+    if "\0" in text:
+        raise InputError("FILE", "not a text CSV file (contains NUL bytes)")
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = reader.fieldnames or []
+    missing = [c for c in ("epsilon", "delta", parameter) if c not in header]
+    if missing:
+        raise InputError("FILE", f"CSV header lacks column(s) {', '.join(missing)} (has: {', '.join(header)})")
+    rows = []
+    for number, row in enumerate(reader, start=1):
+        if None in row:
+            raise InputError("FILE", f"row {number} has more fields than the header ({len(header)})")
+        if any(v is None for v in row.values()):
+            raise InputError("FILE", f"row {number} has fewer fields than the header ({len(header)})")
+        rows.append(dict(row))
+    return rows
 
 
 def crosscheck_rows(mechanism: str, rows: Iterable[dict[str, str]], *, with_minimum: bool = True,

@@ -26,4 +26,5 @@ from certdp.workflows.mixtures.zcdp import zcdp_composition
 
 __all__ = ["qg_paper_calibration", "mg_paper_calibration", "mg_grid_step", "exact_calibration", "zcdp_composition",
            "qg_sigma1_profile", "qg_ratio_enclosure", "mg_paper_profile", "BestK", "mg_best_k_certified",
-           "mg_best_k_float", "mg_loss", "MixtureProfileValue", "mixture_profile_value"]
+           "mg_best_k_float", "mg_loss", "MixtureProfileValue", "mixture_profile_value", "mixture_audit",
+           "check_mixture_witness"]

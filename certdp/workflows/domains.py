@@ -1,0 +1,137 @@
+"""The supported domain of every mechanism, decided up front in microseconds.
+
+Inputs outside a mechanism's domain are refused with an :class:`~certdp.numbers.InputError` that
+names the parameter and states the supported range, *before* any computation: a run that could only
+end in a long hang or an UNDECIDED at the end is never started. Inside the domain every computation
+still has the CLI's ``--budget`` (an honest UNDECIDED when it runs out).
+
+The bounds are measured, not theoretical: each is where the current engines still answer in seconds
+on one core (see ``docs/domains.md``, which lists the same table, and
+``benchmarks/issue20_examples.py``). Widening a bound is a one-line change here once an engine
+handles more; the test ``tests/test_domains.py`` keeps this table and the docs in step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping
+
+from certdp.numbers import InputError, exact_str, parse_exact
+
+__all__ = ["Domain", "DOMAINS", "check_domain", "check_command", "domain_table"]
+
+
+@dataclass(frozen=True)
+class Domain:
+    """Largest epsilon, smallest delta, largest dimension / component count a mechanism supports."""
+
+    epsilon_max: Fraction
+    delta_min: Fraction
+    dimension_max: int | None = None
+    components_max: int | None = None
+    note: str = ""
+    #: Further closed ranges ``name: (low, high)`` of fixed parameters (e.g. the SGG power).
+    bounds: tuple[tuple[str, Fraction, Fraction], ...] = ()
+
+
+_E = Fraction
+DOMAINS: dict[str, Domain] = {
+    # closed forms in Arb
+    "gaussian": Domain(_E(10**6), _E(1, 10**100000), note="analytic Gaussian, closed form (Balle & Wang)"),
+    "laplace": Domain(_E(10**6), _E(1, 10**100000), note="closed form"),
+    "uniform": Domain(_E(10**6), _E(1, 10**100000), note="closed form"),
+    "spherical-gaussian": Domain(_E(10**6), _E(1, 10**100000), dimension_max=10**9,
+                                 note="1-D Gaussian with the l2 sensitivity"),
+    # monotone privacy loss (1-D GGM): the loss root grows like eps^(1/(p-1))
+    "ggm": Domain(_E(100), _E(1, 10**2000), note="root of the privacy-loss equation, incomplete gamma"),
+    # radial engine (SGG family): adaptive binning; cost grows fast with eps, 1/delta and T
+    "sgg": Domain(_E(10), _E(1, 10**30), dimension_max=10**4, note="radial engine (seed 003 Lemma 4.1)",
+                  bounds=(("power", _E(1, 10), _E(100)),)),
+    "l2-laplace": Domain(_E(10), _E(1, 10**30), dimension_max=10**4, note="radial engine"),
+    "r1smg": Domain(_E(10), _E(1, 10**30), dimension_max=10**4, note="radial engine"),
+    # Gaussian mixtures: exact engine (Descartes root isolation + branch and bound over the shift)
+    "quasi-gaussian": Domain(_E(50), _E(1, 10**300), note="exact mixture engine"),
+    "multi-gaussian": Domain(_E(50), _E(1, 10**300), components_max=50, note="exact mixture engine"),
+}
+_ALIASES = {"classic-gaussian": "gaussian"}
+
+
+def _range_text(d: Domain) -> str:
+    return f"0 < epsilon <= {exact_str(d.epsilon_max)}, {exact_str(d.delta_min)} <= delta < 1"
+
+
+def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None, dimension: object = None,
+                 components: object = None, **fixed: Any) -> None:
+    """Raise :class:`InputError` (naming the parameter, stating the range) if an input is outside the domain.
+
+    ``epsilon`` / ``delta`` may each be one value or an iterable of values. Values must already be
+    valid numbers (the parse layer checks that); unknown mechanisms are not checked here.
+    """
+    domain = DOMAINS.get(_ALIASES.get(mechanism, mechanism))
+    if domain is None:
+        return
+    where = f"supported domain of {mechanism}: {_range_text(domain)}; see docs/domains.md"
+    for eps in _values(epsilon, "epsilon"):
+        if eps > domain.epsilon_max:
+            raise InputError("epsilon", f"{exact_str(eps)} is outside the {where}")
+    for d in _values(delta, "delta"):
+        if 0 < d < domain.delta_min:
+            raise InputError("delta", f"{exact_str(d)} is outside the {where}")
+    if dimension is not None and domain.dimension_max is not None:
+        t = parse_exact(dimension, "dimension")
+        if t > domain.dimension_max:
+            raise InputError("dimension", f"{exact_str(t)} is above the supported maximum "
+                                          f"{domain.dimension_max} for {mechanism} (see docs/domains.md)")
+    for name, low, high in domain.bounds:
+        if fixed.get(name) is not None:
+            v = parse_exact(fixed[name], name)
+            if not low <= v <= high:
+                raise InputError(name, f"{exact_str(v)} is outside the supported range [{exact_str(low)}, "
+                                       f"{exact_str(high)}] for {mechanism} (see docs/domains.md)")
+    if components is not None and domain.components_max is not None:
+        k = parse_exact(components, "components")
+        if k > domain.components_max:
+            raise InputError("components", f"{exact_str(k)} is above the supported maximum "
+                                           f"{domain.components_max} for {mechanism} (see docs/domains.md)")
+
+
+def _values(value: object, name: str) -> list[Fraction]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        items = [v for v in value.replace(":", ",").split(",") if v.strip()]
+        if ":" in value and len(items) == 3:  # a START:STOP:N grid: the ends matter
+            items = items[:2]
+        out = []
+        for item in items:
+            try:
+                out.append(parse_exact(item, name))
+            except InputError:
+                pass  # the parse layer reports malformed values; this check only bounds valid ones
+        return out
+    if isinstance(value, (list, tuple, set)):
+        return [q for v in value for q in _values(v, name)]
+    return [parse_exact(value, name)]
+
+
+def check_command(path: str, params: Mapping[str, Any]) -> None:
+    """Domain check for the CLI command ``path`` (e.g. ``"calibrate gaussian"``) with its parsed options."""
+    words = path.split()
+    if len(words) != 2:
+        return
+    group, name = words
+    if group not in ("calibrate", "profile", "audit", "shape", "optimize"):
+        return
+    check_domain(name, epsilon=params.get("epsilon"), delta=params.get("delta"),
+                 dimension=params.get("dimension"),
+                 components=params.get("components", params.get("max_components")),
+                 power=params.get("power"))
+
+
+def domain_table() -> list[dict[str, str]]:
+    """The table of :data:`DOMAINS` as strings (docs and ``tests/test_domains.py``)."""
+    return [{"mechanism": k, "epsilon_max": exact_str(d.epsilon_max), "delta_min": exact_str(d.delta_min),
+             "dimension_max": "-" if d.dimension_max is None else str(d.dimension_max),
+             "components_max": "-" if d.components_max is None else str(d.components_max), "engine": d.note}
+            for k, d in DOMAINS.items()]
