@@ -189,3 +189,19 @@ def test_random_parameters_against_quadrature(p, b, eps):
     finally:
         ctx.prec = 53
     assert lo * (1 - mp.mpf(10) ** -25) <= ref <= hi * (1 + mp.mpf(10) ** -25)
+
+
+@pytest.mark.parametrize("shape, scale, sens", [("1.5", "1", "1"), ("3", "0.7", "2"), ("1.05", "2", "1")])
+def test_epsilon_zero_is_the_total_variation_distance(shape, scale, sens):
+    """delta(0) = P(-Delta/2 < X < Delta/2): the loss root is -Delta/2 for every p (50-digit quadrature)."""
+    import mpmath as mp
+
+    import certdp
+
+    cert = certdp.profile("ggm", value=scale, epsilon=0, shape=shape, sensitivity=sens)
+    with mp.workdps(50):
+        p, b, d = mp.mpf(shape), mp.mpf(scale), mp.mpf(sens)
+        density = lambda x: p * mp.exp(-abs(x / b) ** p) / (2 * b * mp.gamma(1 / p))  # noqa: E731
+        tv = mp.quad(density, [-d / 2, 0, d / 2])
+        lo, hi = (mp.mpf(x) for x in cert.delta_enclosure)
+        assert lo <= tv <= hi and hi - lo < mp.mpf("1e-15") * tv

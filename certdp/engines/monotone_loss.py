@@ -421,6 +421,11 @@ def delta_enclosure(p, b, eps, delta_sens) -> arb | None:
     Returns ``None`` if the root bracket could not be certified at this precision.
     """
     p, b, eps, d = (to_arb(v) for v in (p, b, eps, delta_sens))
+    if eps.is_zero():
+        # eps = 0: the loss |z+Delta|^p - |z|^p vanishes at z* = -Delta/2 for every p (symmetry), so
+        # delta(0) = g(-Delta/2) = S(-Delta/2) - S(Delta/2), the total-variation distance, exactly
+        tv = _g(("u", Fraction(-1, 2)), p, b.log(), arb(1), d.log())
+        return arb(0).union(arb(tv.upper())) if tv.lower() < 0 else tv
     br = loss_root_bracket(p, b, eps, d)
     if br is None:
         return None
