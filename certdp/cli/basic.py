@@ -12,6 +12,7 @@ from certdp.cli.common import (
 )
 from certdp.cli.groups import audit, calibrate, profile
 from certdp.cli.validate import DELTA0, EPSILON, EPSILON_LIST, PLOT_FILE, POSITIVE, Count
+from certdp.numbers import InputError
 from certdp.workflows.audit import audit as audit_value
 from certdp.workflows.audit import audit_claim, claim_failure_bracket
 from certdp.workflows.calibrate import calibrate as calibrate_workflow
@@ -67,7 +68,7 @@ def calibrate_uniform(epsilon, delta, sensitivity, rtol, as_json, output):
 
 
 # ---------------------------------------------------------------- profile
-def _profile_command(mechanism: str, option: str, parameter: str):
+def profile_command(mechanism: str, option: str, parameter: str):
     @click.option("--epsilon", "-e", required=True, type=EPSILON_LIST,
                   help="One epsilon >= 0, or a comma-separated list for a delta(eps) curve.")
     @click.option(option, "value", required=True, type=POSITIVE, help=f"The {parameter} > 0 of the mechanism.")
@@ -75,11 +76,14 @@ def _profile_command(mechanism: str, option: str, parameter: str):
     @json_option
     @click.option("--plot", type=PLOT_FILE, default=None,
                   help="Draw the certified delta(eps) curve to this PNG (needs 2+ epsilons).")
-    def command(epsilon, value, sensitivity, as_json, plot, **extra):
+    @output_option
+    def command(epsilon, value, sensitivity, as_json, plot, output, **extra):
         epsilons = [e for e in epsilon.split(",") if e.strip()]
+        if output and len(epsilons) != 1:
+            raise InputError("output", "a profile certificate is for one epsilon: give one --epsilon with -o")
         if len(epsilons) == 1 and not plot:
             cert = profile_workflow(mechanism, value=value, epsilon=epsilons[0], sensitivity=sensitivity, **extra)
-            sys.exit(emit_certificate(cert, as_json, show_json=False))
+            sys.exit(emit_certificate(cert, as_json, output, show_json=False))
         curve = profile_curve(mechanism, value=value, epsilons=epsilons, sensitivity=sensitivity, **extra)
         rows = [{"epsilon": e, "delta_enclosure": enc.strings()} for e, enc in curve]
         if as_json:
@@ -105,9 +109,9 @@ def _profile_command(mechanism: str, option: str, parameter: str):
     return command
 
 
-profile.command("gaussian")(_dimension_option(_profile_command("gaussian", "--sigma", "sigma")))
-profile.command("laplace")(_profile_command("laplace", "--scale", "scale"))
-profile.command("uniform")(_profile_command("uniform", "--scale", "scale"))
+profile.command("gaussian")(_dimension_option(profile_command("gaussian", "--sigma", "sigma")))
+profile.command("laplace")(profile_command("laplace", "--scale", "scale"))
+profile.command("uniform")(profile_command("uniform", "--scale", "scale"))
 
 
 # ---------------------------------------------------------------- audit

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from certdp.cli.basic import _profile_command
+from certdp.cli.basic import profile_command
 from certdp.cli.common import (
     console, delta_option, emit_certificate, epsilon_option, json_option, output_option, print_json,
     rtol_option,
@@ -62,7 +62,7 @@ def calibrate_ggm(shape, epsilon, delta, sensitivity, rtol, as_json, output):
 
 
 # ---------------------------------------------------------------- profile
-profile.command("ggm")(_shape_option(_profile_command("ggm", "--scale", "scale")))
+profile.command("ggm")(_shape_option(profile_command("ggm", "--scale", "scale")))
 
 
 # ---------------------------------------------------------------- shape search
