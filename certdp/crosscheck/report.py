@@ -41,8 +41,7 @@ def heatmap_png(points: list[dict[str, Any]], title: str) -> bytes:
         if p["verdict"] == "VALID" and p["excess_percent"] is not None:
             grid[i][j] = math.log10(max(p["excess_percent"], 1e-12))
     fig, ax = plt.subplots(figsize=(1.2 + 0.62 * len(eps), 1.6 + 0.45 * len(deltas)), dpi=110)
-    cmap = plt.get_cmap("YlGnBu").copy()
-    cmap.set_bad(alpha=0)
+    cmap = plt.get_cmap("YlGnBu").with_extremes(bad=(0, 0, 0, 0))
     finite = [v for row in grid for v in row if not math.isnan(v)]
     image = ax.imshow(grid, origin="lower", aspect="auto", cmap=cmap,
                       vmin=min(finite, default=-12), vmax=max(max(finite, default=2), min(finite, default=-12) + 1))
