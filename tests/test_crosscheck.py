@@ -132,3 +132,26 @@ def test_import_certdp_imports_no_peer():
             "if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def _chromium():
+    import shutil
+
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+@pytest.mark.skipif(_chromium() is None, reason="headless chromium is not installed")
+def test_report_renders_in_headless_chromium(standin, cli, tmp_path):
+    import subprocess
+
+    report, shot = tmp_path / "r.html", tmp_path / "shot.png"
+    cli("crosscheck", "standin", "-m", "short", "--grid", "eps=0.5:2:3,delta=1e-6:1e-5:2", "--report", str(report))
+    subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    f"--screenshot={shot}", "--window-size=1200,1400", report.as_uri()],
+                   capture_output=True, timeout=60)
+    from matplotlib.image import imread
+
+    pixels = imread(shot)
+    assert pixels.shape[:2] == (1400, 1200)
+    red = ((pixels[..., 0] > 0.7) & (pixels[..., 1] < 0.3) & (pixels[..., 2] < 0.3)).sum()
+    assert red > 500, "the embedded heatmap (red VIOLATED cells) did not render"
