@@ -1,0 +1,103 @@
+"""The ``--grid`` syntax: ``eps=0.01:50:12,delta=1e-12:0.1:8``.
+
+Each axis is ``start:stop:count`` (``count`` log-spaced values from ``start``
+to ``stop``, both included) or a single value. Interior values are rounded to
+4 significant digits and every value is written as the shortest repr of its
+double (``"0.0217"``), so the float a library is called with prints as the
+exact decimal certdp audits.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from fractions import Fraction
+
+from certdp.numbers import InputError, parse_exact
+
+__all__ = ["DEFAULT_GRID", "parse_grid", "parse_axis", "MAX_POINTS"]
+
+DEFAULT_GRID = "eps=0.01:50:12,delta=1e-12:0.1:8"
+MAX_POINTS = 10_000
+_KEYS = {"eps": "epsilon", "epsilon": "epsilon", "delta": "delta"}
+
+
+def _error(reason: str) -> InputError:
+    return InputError("grid", reason)
+
+
+def _number(text: str, axis: str) -> float:
+    try:
+        q = parse_exact(text, axis)
+    except InputError:
+        raise _error(f"{axis}: not a number: {text!r}") from None
+    value = float(q)
+    if not math.isfinite(value) or value <= 0:
+        raise _error(f"{axis}: values must be positive (got {text!r})")
+    if axis == "delta" and value >= 1:
+        raise _error(f"delta: values must be in (0, 1) (got {text!r})")
+    return value
+
+
+def _shortest(value: float) -> str:
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def parse_axis(axis: str, text: str) -> list[str]:
+    """Values of one axis as exact decimal strings (InputError ``grid: ...`` when malformed)."""
+    parts = text.split(":")
+    if len(parts) == 1:
+        return [_shortest(_number(parts[0], axis))]
+    if len(parts) != 3:
+        raise _error(f"{axis}: expected start:stop:count or one value, got {text!r}")
+    start, stop = _number(parts[0], axis), _number(parts[1], axis)
+    try:
+        count = int(parts[2])
+    except ValueError:
+        raise _error(f"{axis}: count must be an integer, got {parts[2]!r}") from None
+    if count < 2:
+        raise _error(f"{axis}: count must be at least 2 in start:stop:count (give one value for a single point)")
+    if count > MAX_POINTS:
+        raise _error(f"{axis}: count {count} is over {MAX_POINTS}")
+    if not start < stop:
+        raise _error(f"{axis}: start must be below stop (got {parts[0]}:{parts[1]})")
+    lo, hi = math.log10(start), math.log10(stop)
+    values = [start]
+    for i in range(1, count - 1):
+        x = 10 ** (lo + (hi - lo) * i / (count - 1))
+        values.append(float(f"{x:.4g}"))
+    values.append(stop)
+    out = [_shortest(v) for v in values]
+    if len(set(out)) != len(out):
+        raise _error(f"{axis}: {count} values between {parts[0]} and {parts[1]} are too close at 4 digits")
+    return out
+
+
+def parse_grid(text: str) -> dict[str, list[str]]:
+    """``{"epsilon": [...], "delta": [...]}`` from ``eps=a:b:n,delta=c:d:m``; unset axes take the default."""
+    if not text or not text.strip():
+        raise _error("empty grid")
+    axes: dict[str, list[str]] = {}
+    for item in text.split(","):
+        if "=" not in item:
+            raise _error(f"expected key=start:stop:count, got {item.strip()!r}")
+        key, _, value = item.partition("=")
+        key = key.strip().lower()
+        if key not in _KEYS:
+            raise _error(f"unknown axis {key!r} (use eps and delta)")
+        axis = _KEYS[key]
+        if axis in axes:
+            raise _error(f"{axis} given twice")
+        axes[axis] = parse_axis(axis, value.strip())
+    defaults = {k: v for k, v in (item.split("=") for item in DEFAULT_GRID.split(","))}
+    axes.setdefault("epsilon", parse_axis("epsilon", defaults["eps"]))
+    axes.setdefault("delta", parse_axis("delta", defaults["delta"]))
+    if len(axes["epsilon"]) * len(axes["delta"]) > MAX_POINTS:
+        raise _error(f"{len(axes['epsilon'])} x {len(axes['delta'])} points is over {MAX_POINTS}")
+    return axes
+
+
+def exact(text: str) -> Fraction:
+    """The exact rational a grid string stands for."""
+    return Fraction(Decimal(text))
