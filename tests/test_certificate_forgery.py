@@ -61,7 +61,7 @@ def _still_true(name, path, label, old):
     if path == "parameters.dimension" and name.startswith(("gaussian", "audit", "profile")):
         return True  # the spherical Gaussian's delta does not depend on the dimension
     if path.startswith(("extra.sigma_1_interval", "extra.sigma_2_interval")):
-        return label == ("over10" if path.endswith(".0") else "times10")  # a wider bracket of a threshold
+        return label in (("over10",) if path.endswith(".0") else ("times10", "nudge"))  # a wider bracket
     if path == "inputs.rtol":
         return label in ("times10", "nudge")
     if path in ("extra.unsafe_end_witness.H_lower_bound", "extra.witness.H_lower_bound"):
