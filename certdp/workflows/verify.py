@@ -33,7 +33,7 @@ from certdp.numbers import Decision, Enclosure, InputError, UndecidedError, arb_
 from certdp.workflows.audit import decide_profile
 from certdp.workflows.claims import get_claim
 from certdp.workflows.common import profile_closure, resolve_fixed
-from certdp.workflows.methods import CONDITIONS, METHODS, methods_of
+from certdp.workflows.methods import METHODS, methods_of
 
 __all__ = ["verify", "Verification", "VERIFY_LADDER"]
 
@@ -387,4 +387,3 @@ def _check_profile(cert: Certificate, cls: Any, params: dict[str, Any], eps: Fra
                     _refiner(lambda t: cls.profile_ball(t, arb_of(eps), **params), Fraction(cert.value)))
 
 
-_ = (CertificateFormatError, CONDITIONS)  # re-exported for callers; CONDITIONS is checked in conditions.py
