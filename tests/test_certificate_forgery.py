@@ -70,7 +70,7 @@ def _still_true(name, path, label, old):
 
 
 INFORMATIONAL = ("extra.evaluations", "extra.notes", "extra.float_candidate", "precision_bits",
-                 "extra.witness.failing_set_float")
+                 "extra.witness.failing_set_float", "extra.settings")
 
 
 @pytest.fixture(scope="module")

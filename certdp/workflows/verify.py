@@ -328,7 +328,7 @@ def _check_audit(cert: Certificate, cls: Any, params: dict[str, Any], eps: Fract
             claimed.append(ball)
             return evaluate(ball, arb_of(eps), **params)
     elif hasattr(cls, "profile_bounds"):  # the Gaussian mixtures: exact engine in decision mode + witness
-        _known_extra(cert, {"witness"})
+        _known_extra(cert, {"witness", "settings"})
         _require(cert.value is not None and Fraction(cert.value) > 0, "an audit records the audited value")
         value = Fraction(cert.value)
         _require(("witness" in cert.extra) == (cert.verdict == "VIOLATED"),

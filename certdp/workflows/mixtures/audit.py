@@ -106,7 +106,9 @@ def mixture_audit(name: str, *, value: object, epsilon: object, delta: object, s
     dq = parse_probability(delta, "delta")
     res = mixture_profile_value(cls.name, exact_str(sigma), exact_str(eps), exact_str(params["sensitivity"]),
                                 params.get("components"), target=exact_str(dq))
-    extra: dict[str, Any] = {}
+    from certdp.engines.gaussian_mixture import DEFAULT_SETTINGS
+
+    extra: dict[str, Any] = {"settings": DEFAULT_SETTINGS.as_dict()}
     if res.witness is not None:
         shift = Fraction(res.argmax * float(params["sensitivity"]))
         extra["witness"] = {"shift": exact_str(abs(shift)),

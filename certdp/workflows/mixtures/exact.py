@@ -12,6 +12,7 @@ from typing import Any, Sequence
 from flint import arb
 
 from certdp.certificate import Certificate, Stopwatch
+from certdp.engines.gaussian_mixture import DEFAULT_SETTINGS
 from certdp.workflows.methods import METHODS
 from certdp.numbers import (
     Bracket,
@@ -95,5 +96,6 @@ def exact_calibration(mechanism: str, *, epsilon: object, delta: object, rtol: o
         delta=dq, rtol=tol, interval=(br.lo, br.hi), safe_side="upper", method=method.name,
         lemma=method.lemma(cls), delta_enclosure=br.delta_at_safe, precision_bits=br.precision_bits,
         timing_seconds=clock.elapsed(),
-        extra={"evaluations": br.evaluations, "delta_enclosure_at_unsafe_end": br.delta_at_unsafe.strings()},
+        extra={"evaluations": br.evaluations, "delta_enclosure_at_unsafe_end": br.delta_at_unsafe.strings(),
+               "settings": DEFAULT_SETTINGS.as_dict()},
     )

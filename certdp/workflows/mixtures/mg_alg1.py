@@ -11,6 +11,7 @@ from typing import Any, Sequence
 from flint import arb
 
 from certdp.certificate import Certificate, Stopwatch
+from certdp.engines.gaussian_mixture import DEFAULT_SETTINGS
 from certdp.workflows.methods import METHODS, condition_of
 from certdp.numbers import (
     Bracket,
@@ -182,6 +183,7 @@ def mg_paper_calibration(*, epsilon: object, delta: object, components: object, 
     method = METHODS["seed000-alg-1"]
     extra.pop("eta")
     extra.pop("target_delta")
+    extra["settings"] = DEFAULT_SETTINGS.as_dict()
     return Certificate.for_calibration(
         claim=method.claim(MultiGaussian), mechanism="multi-gaussian", parameter="sigma",
         parameters={"components": k, "sensitivity": d}, epsilon=eps, delta=dq, rtol=tol,
