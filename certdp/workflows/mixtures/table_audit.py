@@ -158,10 +158,13 @@ def members_for(family: str, first_k: int | None = None, ks: Sequence[int] = ran
 # ------------------------------------------------------------------ the print and the baseline
 
 
-def print_bounds(printed: object) -> tuple[Fraction, Fraction]:
+PRINT_HALF_WIDTH = Fraction(1, 200)
+
+
+def print_bounds(printed: object, half_width: Fraction = PRINT_HALF_WIDTH) -> tuple[Fraction, Fraction]:
     """Improvements consistent with a two-decimal print: ``[I - 0.005, I + 0.005]`` (exact)."""
     i = Fraction(str(printed))
-    return i - Fraction(1, 200), i + Fraction(1, 200)
+    return i - half_width, i + half_width
 
 
 def _implied(a: arb, i: Fraction) -> arb:
@@ -181,11 +184,12 @@ def _gauss_loss(s: arb, loss: str) -> arb:
     return s * (2 / arb.pi()).sqrt() if loss == "l1" else s * s
 
 
-def implied_loss_range(sigma_a: tuple[Fraction, Fraction], loss: str, printed: object) -> tuple[arb, arb] | None:
+def implied_loss_range(sigma_a: tuple[Fraction, Fraction], loss: str, printed: object,
+                       half_width: Fraction = PRINT_HALF_WIDTH) -> tuple[arb, arb] | None:
     """``(m_min, m_max)``: every member loss consistent with the print and the baseline bracket lies in
     ``[m_min.lower(), m_max.upper()]`` (call inside a working precision). ``None``: the print implies
     no positive loss at all (``I - 0.005 >= 100``)."""
-    i_lo, i_hi = print_bounds(printed)
+    i_lo, i_hi = print_bounds(printed, half_width)
     if i_lo >= 100:
         return None
     if i_lo <= -100:
@@ -516,12 +520,14 @@ def _member_verdict(member: Member, epsilon: Fraction, delta: Fraction, loss: st
 def refute_printed_cell(table: str, epsilon: str, delta: str, printed: object, *, loss: str | None = None,
                         family: str | None = None, members: Sequence[Member] | None = None,
                         first_k: int | None = None, sensitivity: str = "1",
-                        timeout: float | None = 60.0) -> dict[str, Any]:
+                        timeout: float | None = 60.0, half_width: Fraction = PRINT_HALF_WIDTH) -> dict[str, Any]:
     """Apply :data:`REFUTATION_RULE` to one printed cell (plain JSON out).
 
     ``table`` names the paper's table ("4", "5", "6", or anything for constructed cells, with
     ``loss`` and ``family`` given); ``members`` overrides the family's members (tests);
     ``first_k`` is tried first (the paper's Table 3 K). Stops at the first surviving member.
+    ``half_width`` is the print's rounding (0.005 for two decimals; 0 treats the print as exact,
+    which is *not* the rule: tests use it to show what the rounding changes).
     """
     t0 = time.perf_counter()
     if loss is None or family is None:
@@ -531,12 +537,12 @@ def refute_printed_cell(table: str, epsilon: str, delta: str, printed: object, *
     mem = list(members) if members is not None else members_for(family, first_k)
     cell: dict[str, Any] = {"table": table, "epsilon": epsilon, "delta": delta, "printed": printed,
                             "loss": loss, "family": family}
-    lo_i, hi_i = print_bounds(printed)
+    lo_i, hi_i = print_bounds(printed, half_width)
     cell["print_interval"] = [exact_str(lo_i), exact_str(hi_i)]
     sa = baseline_sigma(epsilon, delta, sensitivity)
     cell["baseline_sigma_bracket"] = [exact_str(sa[0]), exact_str(sa[1])]
     with working_precision(128):
-        rng = implied_loss_range(sa, loss, printed)
+        rng = implied_loss_range(sa, loss, printed, half_width)
         if rng is None:
             cell.update(verdict="IMPOSSIBLE", reason="the print implies a loss <= 0", members_tried=[], witnesses=[],
                         survivor=None, members=[], seconds=round(time.perf_counter() - t0, 4))
