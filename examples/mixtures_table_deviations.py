@@ -18,7 +18,7 @@ from fractions import Fraction
 from scipy.optimize import brentq
 
 from certdp.engines.gaussian_mixture.float_guide import qg_moments_float
-from certdp.numbers import arb_of, decimal_bounds, working_precision
+from certdp.numbers import arb_of, decimal_bounds, exact_str, working_precision
 from certdp.workflows.mixtures import qg_sigma1_profile
 from certdp.workflows.mixtures.table_audit import Member, decide_member, refute_printed_cell
 from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS, PAPER_TABLE5, PAPER_TABLE6, qg_cell
@@ -49,5 +49,5 @@ for (i, j, tab) in [(0, 1, 5), (0, 1, 6), (0, 2, 5), (0, 2, 6), (1, 2, 5), (1, 2
         exact = r["decision"]
     rule = refute_printed_cell(str(tab), ep, dl, f"{printed:.2f}")
     surv = f" ({rule['survivor']['member']} at sigma {rule['survivor']['sigma']})" if rule["survivor"] else ""
-    print(f"| {tab} | {dl} | {ep} | {printed:.2f} | {cell.sigma_qg} | {s_imp} | {cond} | {exact} | {secs:.2f} s | "
+    print(f"| {tab} | {dl} | {ep} | {printed:.2f} | {cell.sigma_qg} | {exact_str(s_imp)} | {cond} | {exact} | {secs:.2f} s | "
           f"{rule['verdict']}{surv} |")

@@ -522,26 +522,38 @@ def _member_verdict(member: Member, epsilon: Fraction, delta: Fraction, loss: st
             out["consistent_sigma_inner"] = None if cs.inner is None else exact_str(cs.inner)
             audits: list[float] = []
             if member.family == "MG":
+                # one decision at the largest certified-consistent sigma: DP there = survives; else its worst
+                # shift re-evaluated at the largest consistent sigma hi (one point value) refutes every
+                # sigma <= hi by post-processing; a full decision at hi only if that point value fails
+                point = cs.inner if cs.inner is not None else hi
                 t1 = time.perf_counter()
-                r = decide_member(member, hi, hi, epsilon, delta, sensitivity)
+                r = decide_member(member, point, point, epsilon, delta, sensitivity)
                 audits.append(time.perf_counter() - t1)
-                if r["decision"] == "NOT_DP":
-                    out.update(status="REFUTED", sigma=exact_str(hi), delta_enclosure=r["delta_enclosure"],
-                               witness={"sigma": exact_str(hi), "covers": "every sigma <= this one (post-processing)",
-                                        **r["witness"]})
-                    return out
-                if cs.inner is None:
-                    out.update(status="UNDECIDED", reason="MG at the largest consistent sigma is DP but no sigma "
-                               "certified consistent with the print was found")
-                    return out
-                t1 = time.perf_counter()
-                r = decide_member(member, cs.inner, cs.inner, epsilon, delta, sensitivity)
-                audits.append(time.perf_counter() - t1)
-                if r["decision"] == "DP":
+                if r["decision"] == "DP" and cs.inner is not None:
                     out.update(status="SURVIVES", sigma=exact_str(cs.inner), delta_enclosure=r["delta_enclosure"])
-                else:
-                    out.update(status="UNDECIDED", reason=f"DP at the largest consistent sigma, {r['decision']} at the "
-                               "largest certified-consistent one: the range straddles the DP threshold")
+                    return out
+                if r["decision"] == "NOT_DP":
+                    t1 = time.perf_counter()
+                    w = witness_on_ball(member, hi, hi, epsilon, delta, Fraction(r["witness"]["shift"]), sensitivity)
+                    audits.append(time.perf_counter() - t1)
+                    if w is None:
+                        t1 = time.perf_counter()
+                        r = decide_member(member, hi, hi, epsilon, delta, sensitivity)
+                        audits.append(time.perf_counter() - t1)
+                        w = r.get("witness")
+                        if w is not None:
+                            w = {"sigma_range": [exact_str(hi), exact_str(hi)], **w}
+                    if w is not None:
+                        w = {k: v for k, v in w.items() if k != "sigma_range"}
+                        out.update(status="REFUTED", sigma=exact_str(hi), delta_enclosure=r["delta_enclosure"],
+                                   witness={"sigma": exact_str(hi), "covers": "every sigma <= this one "
+                                            "(post-processing)", **w})
+                        return out
+                    out.update(status="UNDECIDED", reason="not DP at the largest certified-consistent sigma, "
+                               f"{r['decision']} at the largest consistent one: the range straddles the threshold")
+                    return out
+                out.update(status="UNDECIDED", reason=(r.get("reason") or "DP at the largest consistent sigma, but "
+                           "no sigma certified consistent with the print was found"))
                 return out
             # QG: no monotonicity in sigma; survival at a certified-consistent sigma, refutation on the whole range
             point = cs.inner if cs.inner is not None else hi
