@@ -16,6 +16,7 @@ import statistics
 import subprocess
 import sys
 from collections import Counter
+from fractions import Fraction
 
 LETTER = {"REFUTED": "R", "NOT_REFUTED": "n", "UNDECIDED": "?", "IMPOSSIBLE": "I"}
 
@@ -99,6 +100,14 @@ def main(argv: list[str]) -> None:
               f"{len(members)} member checks: median {statistics.median(audits):.3f} s, max {max(audits):.2f} s, "
               f"{sum(a > 2 for a in audits)} above 2 s; per member (consistent-sigma search + decisions): "
               f"median {statistics.median(members):.3f} s, max {max(members):.2f} s.")
+        slow = [(c, m, a) for c in cells for m in c["members"] for a in m.get("audit_seconds", []) if a > 2]
+        if slow:
+            print("\nDecisions above 2 s: " + "; ".join(
+                f"T{c['table']} ({c['delta']}, {c['epsilon']}) {m['member']} {m['status']} {a:.1f} s" for c, m, a in slow) + ".")
+            near = [c for c in cells if c["verdict"] == "NOT_REFUTED"
+                    and Fraction(c["survivor"]["delta_enclosure"][1]) > Fraction(c["delta"]) * Fraction(9999, 10000)]
+            print(f"\nNOT_REFUTED cells whose survivor's certified delta is within 1e-4 (relative) of the target: "
+                  f"{len(near)} of {sum(c['verdict'] == 'NOT_REFUTED' for c in cells)}.")
 
 
 if __name__ == "__main__":

@@ -305,7 +305,7 @@ def _verdict_heatmap(cells: list, path: str) -> None:
         ax.set_ylabel("delta")
         ax.set_title(f"seed 000 Table {t}: printed value, verdict")
     handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(v)) for v in codes.values()]
-    fig.legend(handles, list(codes), loc="lower center", ncol=4)
+    fig.legend(handles, list(codes), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
 
