@@ -12,7 +12,7 @@ from certdp.cli.common import (
 )
 from certdp.cli.groups import audit, calibrate, cli, optimize, profile, table
 from certdp.cli.validate import (
-    DELTA, EPSILON, FRACTION, PLOT_FILE, POSITIVE, CellList, Count, Real,
+    DELTA, EPSILON, FRACTION, PLOT_FILE, POSITIVE, Count, Real,
 )
 from certdp.numbers import InputError
 
@@ -295,96 +295,158 @@ def table_mixtures(as_json, plot):
         fig.savefig(plot, dpi=120, bbox_inches="tight")
 
 
-# ---------------------------------------------------------------- multi-Gaussian tables and best K
-@table_group.command("multi-gaussian")
-@json_option
-@click.option("--workers", type=Count(1, 64), default=2, show_default=True, help="Parallel processes, in [1, 64].")
-@click.option("--audit-timeout", type=Real(0, 86400, low_open=True, metavar="SECONDS"), default="150",
-              show_default=True, help="Seconds per certified audit of a printed value.")
-@click.option("--certify", "certify_cells", default="", type=CellList(15, 10),
-              help="Cells to certify, e.g. '3,2;0,3' (row 0-14, column 0-9) or 'all'; each gets --certify-timeout.")
-@click.option("--certify-timeout", type=Real(0, 86400, low_open=True, metavar="SECONDS"), default="300",
-              show_default=True, help="Seconds per certified cell.")
-def table_multi_gaussian(as_json, workers, audit_timeout, certify_cells, certify_timeout):
-    audit_timeout, certify_timeout = float(audit_timeout), float(certify_timeout)
-    """Seed 000 Tables 3-4 (multi-Gaussian, eta = 0.01) recomputed beside the paper's, and audited.
+# ---------------------------------------------------------------- audit of the printed tables
+def _parse_cells(text: str) -> list[tuple[str, str]]:
+    """'delta,eps;delta,eps' -> [(delta, eps), ...] (exact strings as printed in the paper's grid)."""
+    out = []
+    for part in text.split(";"):
+        if not part.strip():
+            continue
+        bits = [b.strip() for b in part.split(",")]
+        if len(bits) != 2:
+            raise InputError("cells", "expected 'delta,eps;delta,eps', e.g. '5e-7,4;0.1,2'")
+        out.append((bits[0], bits[1]))
+    return out
 
-    Every cell uses the paper's Table 3 K. Column "ours" is the float64 Alg. 1 sigma (continuum
-    version; NOT certified) unless the cell is certified with --certify. Every printed Table 4 value
-    that claims more than 1 pp above ours is audited with certified arithmetic: IMPOSSIBLE (no sigma
-    reaches that l2 loss), VIOLATED (the implied sigma is not (eps, delta)-DP; witness shift
-    given), VALID, or UNDECIDED (timeout).
-    """
-    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
-    from rich.progress import Progress
-    from rich.table import Table
+def _verdict_heatmap(cells: list, path: str) -> None:
+    """One panel per table: verdict of every printed cell over (eps, delta)."""
+    import matplotlib
 
-    from certdp.workflows.mixtures.tables_mg import (PAPER_TABLE3, PAPER_TABLE4, audit_printed_cell,
-                                                     certify_cell, mg_cell_float)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.colors import ListedColormap
+
     from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS
 
-    cells = [(i, j) for i in range(len(DELTAS)) for j in range(len(EPSILONS))]
-    floats: dict = {}
-    audits: dict = {}
-    certified: dict = {}
-    if certify_cells.strip() == "all":
-        to_certify = cells
-    else:
-        try:
-            to_certify = [tuple(int(v) for v in c.split(",")) for c in certify_cells.split(";") if c.strip()]
-        except ValueError:
-            raise InputError("certify", "expected 'row,col;row,col' or 'all'") from None
-    with Progress(console=console, transient=True, disable=as_json) as bar:
-        t1 = bar.add_task("float Alg. 1 at the paper's K", total=len(cells))
-        with ProcessPoolExecutor(workers) as ex:
-            futs = {c: ex.submit(mg_cell_float, EPSILONS[c[1]], DELTAS[c[0]], PAPER_TABLE3[c[0]][c[1]]) for c in cells}
-            for c, f in futs.items():
-                floats[c] = f.result()
-                bar.advance(t1)
-        todo = [c for c in cells if PAPER_TABLE4[c[0]][c[1]] is not None
-                and floats[c]["l2_improvement"] - PAPER_TABLE4[c[0]][c[1]] < -1]
-        t2 = bar.add_task("certified audit of printed values", total=len(todo))
-        with ThreadPoolExecutor(workers) as ex:
-            for c, res in zip(todo, ex.map(lambda c: audit_printed_cell(*c, timeout=audit_timeout), todo)):
-                audits[c] = res
-                bar.advance(t2)
-        t3 = bar.add_task("certified cells", total=len(to_certify))
-        with ThreadPoolExecutor(workers) as ex:
-            for c, res in zip(to_certify, ex.map(lambda c: certify_cell(*c, timeout=certify_timeout), to_certify)):
-                certified[c] = res
-                bar.advance(t3)
-    verdicts: dict[str, int] = {}
-    for a in audits.values():
-        verdicts[a["verdict"]] = verdicts.get(a["verdict"], 0) + 1
-    if as_json:
-        print_json({"cells": [{"row": i, "col": j, "delta": DELTAS[i], "epsilon": EPSILONS[j],
-                               "K": PAPER_TABLE3[i][j], "paper_l2": PAPER_TABLE4[i][j],
-                               "float": floats[(i, j)], "audit": audits.get((i, j)),
-                               "certified": certified.get((i, j))} for i, j in cells],
-                    "audit_summary": verdicts})
-        return
-    t = Table(title="Table 4 (l2 improvement %, MG at the paper's K, eta = 0.01): ours / paper [audit]")
-    t.add_column("delta \\ eps")
-    for e in EPSILONS:
-        t.add_column(e, justify="right")
-    mark = {"IMPOSSIBLE": "I", "VIOLATED": "V", "VALID": "ok", "UNDECIDED": "?"}
-    for i in range(len(DELTAS)):
-        row = []
-        for j in range(len(EPSILONS)):
-            c = (i, j)
-            cert = certified.get(c)
-            ours = (f"{cert['l2_improvement']:.2f}*" if cert and cert.get("status") == "ok"
-                    else f"{floats[c]['l2_improvement']:.2f}")
-            p = PAPER_TABLE4[i][j]
-            tag = f" [{mark[audits[c]['verdict']]}]" if c in audits else ""
-            row.append(f"{ours}/{'NA' if p is None else f'{p:.2f}'}{tag}")
-        t.add_row(DELTAS[i], *row)
-    from rich.console import Console
+    codes = {"REFUTED": 0, "IMPOSSIBLE": 1, "UNDECIDED": 2, "NOT_REFUTED": 3}
+    tables = sorted({c["table"] for c in cells})
+    fig, axes = plt.subplots(1, len(tables), figsize=(6.5 * len(tables), 6), squeeze=False)
+    cmap = ListedColormap(["#d73027", "#7b3294", "#fee08b", "#1a9850"])
+    for ax, t in zip(axes[0], tables):
+        grid = np.full((len(DELTAS), len(EPSILONS)), np.nan)
+        for c in cells:
+            if c["table"] == t:
+                grid[DELTAS.index(c["delta"]), EPSILONS.index(c["epsilon"])] = codes[c["verdict"]]
+        ax.imshow(grid, cmap=cmap, vmin=-0.5, vmax=3.5, aspect="auto")
+        for c in cells:
+            if c["table"] == t:
+                ax.text(EPSILONS.index(c["epsilon"]), DELTAS.index(c["delta"]), c["printed"], ha="center",
+                        va="center", fontsize=6)
+        ax.set_xticks(range(len(EPSILONS)), EPSILONS)
+        ax.set_yticks(range(len(DELTAS)), DELTAS)
+        ax.set_xlabel("epsilon")
+        ax.set_ylabel("delta")
+        ax.set_title(f"seed 000 Table {t}: printed value, verdict")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(v)) for v in codes.values()]
+    fig.legend(handles, list(codes), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
 
-    Console(width=max(console.width, 200)).print(t)  # 10 wide columns: never truncate the numbers
-    console.print("* = certified cell; others float64 (not certified). Audit: I = impossible, V = violated, "
-                  "? = undecided. Summary: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
+
+@table_group.command("multi-gaussian")
+@json_option
+@click.option("--table", "tables", multiple=True, type=click.Choice(["4", "5", "6"]),
+              help="Seed 000 table(s) to audit (repeatable; default 4, 5 and 6). Table 1 (l1) is not in the "
+                   "text extraction of the paper.")
+@click.option("--cells", "cells_opt", default="", help="Only these cells: 'delta,eps;delta,eps' (e.g. '5e-7,4;0.1,2').")
+@click.option("--workers", type=Count(1, 64), default=1, show_default=True,
+              help="Parallel processes (one cell per task), in [1, 64].")
+@click.option("--timeout", "member_timeout", type=Real(0, 86400, low_open=True, metavar="SECONDS"), default="60",
+              show_default=True,
+              help="Seconds per member (one mechanism of the family) of a cell; past it the member is UNDECIDED.")
+@click.option("--plot", type=PLOT_FILE, default=None, help="PNG heatmap of verdicts per table.")
+def table_multi_gaussian(as_json, tables, cells_opt, workers, member_timeout, plot):
+    """Audit seed 000's printed improvement tables (4: multimodal l2; 5/6: QG l1/l2) cell by cell.
+
+    \b
+    RULE (certdp.workflows.mixtures.table_audit): a printed improvement I (percent, two decimals) is
+    REFUTED when, for every member the paper could have used (MG with every K in [1, 20], and QG, for
+    the multimodal Table 4; QG for Tables 5-6), no sigma consistent with the print is (eps, delta)-DP:
+    for MG the largest consistent sigma (implied by I - 0.005 and the upper end of the certified
+    analytic-Gaussian bracket) is certified not DP (smaller sigmas then are not DP either, by
+    post-processing); for QG the engine certifies "not DP" on a ball holding every consistent sigma.
+    Each refuted member has a witness (shift, certified lower bound on the hockey-stick divergence
+    > delta, failing set for illustration). NOT_REFUTED: a member has a sigma certified consistent
+    with the print and certified DP (named, with its certified delta). IMPOSSIBLE: no member has any
+    sigma > 0 consistent with the print. UNDECIDED: anything else (reason given).
+    """
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from certdp.workflows.mixtures.table_audit import UNAVAILABLE, run_task, summarize, table_cells
+
+    member_timeout = float(member_timeout)
+    if workers < 1:
+        raise InputError("workers", "must be >= 1")
+    if not member_timeout > 0:
+        raise InputError("timeout", "must be > 0")
+    tasks = table_cells(tuple(tables) or ("4", "5", "6"))
+    if cells_opt.strip():
+        from fractions import Fraction
+
+        wanted = {(Fraction(d), Fraction(e)) for d, e in _parse_cells(cells_opt)}
+        tasks = [t for t in tasks if (Fraction(t["delta"]), Fraction(t["epsilon"])) in wanted]
+        if not tasks:
+            raise InputError("cells", "no printed cell of the selected tables matches")
+    t0 = time.perf_counter()
+    results: list = []
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True, disable=as_json) as bar:
+        task = bar.add_task("certified audit of printed cells", total=len(tasks))
+        if workers == 1:
+            for t in tasks:
+                results.append(run_task(t, member_timeout))
+                bar.advance(task)
+        else:
+            from concurrent.futures import as_completed
+
+            with ProcessPoolExecutor(workers) as ex:
+                futs = [ex.submit(run_task, t, member_timeout) for t in tasks]
+                for f in as_completed(futs):
+                    results.append(f.result())
+                    bar.advance(task)
+    order = {(t["table"], t["delta"], t["epsilon"]): n for n, t in enumerate(tasks)}
+    results.sort(key=lambda c: order[(c["table"], c["delta"], c["epsilon"])])
+    summary = summarize(results)
+    elapsed = time.perf_counter() - t0
+    if plot:
+        _verdict_heatmap(results, plot)
+    if as_json:
+        print_json({"rule": "see certdp.workflows.mixtures.table_audit.REFUTATION_RULE",
+                    "cells": results, "summary": summary, "unavailable_tables": UNAVAILABLE,
+                    "seconds": round(elapsed, 2), "workers": workers})
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    out = Console(width=max(console.width, 200))
+    t = Table(title="seed 000 printed improvements: certified audit (REFUTATION_RULE)")
+    for col in ("table", "delta", "eps", "printed", "verdict", "members tried", "survivor / witness"):
+        t.add_column(col)
+    for c in results:
+        if c["verdict"] == "NOT_REFUTED":
+            s = c["survivor"]
+            detail = f"{s['member']} sigma={s['sigma']} DP, delta in [{s['delta_enclosure'][0]}, {s['delta_enclosure'][1]}]"
+        elif c["witnesses"]:
+            w = c["witnesses"][0]
+            w = w["pieces"][0] | {"member": w["member"]} if "pieces" in w else w
+            detail = (f"{len(c['witnesses'])} witnesses; e.g. {w['member']}: phi={float(w['shift']):.6g}, "
+                      f"H >= {w['H_lower_bound']}")
+        else:
+            detail = c.get("reason", "")
+        tried = c["members_tried"]
+        t.add_row(c["table"], c["delta"], c["epsilon"], c["printed"], c["verdict"],
+                  f"{len(tried)}: {', '.join(tried[:3])}{' ...' if len(tried) > 3 else ''}", detail)
+    out.print(t)
+    for tab, counts in sorted(summary.items()):
+        console.print(f"Table {tab}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    for tab, why in UNAVAILABLE.items():
+        console.print(f"Table {tab}: not audited ({why})")
+    console.print(f"{len(results)} cells in {elapsed:.1f} s with {workers} worker(s)")
 
 
 @optimize.command("multi-gaussian")

@@ -9,7 +9,8 @@ One file per method (each has its own docstring with the theorem it relies on):
 ``missed_peak``  the retry both MG calibrations use when the float guide missed a narrow peak
 ``best_k``       the l1 / l2-best K of the multi-Gaussian (Table 3): :func:`mg_best_k_certified`
 ``tables_qg``    Tables 5-6 (QG vs analytic Gaussian): :func:`qg_tables`
-``tables_mg``    Tables 3-4 (MG), recomputed and audited: :func:`mg_cell`, :func:`audit_printed_cell`
+``tables_mg``    Tables 3-4 (MG), recomputed: :func:`mg_cell`, :func:`mg_cell_float`
+``table_audit``  the refutation rule for printed Tables 4-6: :func:`refute_printed_cell`
 ``zcdp``         zCDP composition, Cor. 3.7-3.8: :func:`zcdp_composition`
 ``audit``        certified ``delta(eps)`` and audit witnesses at a given sigma (the CLI's profile/audit)
 

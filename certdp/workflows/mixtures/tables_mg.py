@@ -7,10 +7,8 @@
 * Table 4: ``100 (a - m) / max(a, m)`` with ``a = sigma_a^2`` the analytic Gaussian's l2 loss at
   its certified minimal sigma and ``m = E X^2`` of MG at the certified sigma (both losses are
   increasing in sigma, so the safe ends give the losses one actually pays).
-* Audit: for a printed Table 4 value ``I`` (with the Table 3 K) the implied MG variance is
-  ``m = a (1 - I/100)`` (``I > 0``), so ``sigma^2 = m - Delta^2 sum_k p_k k^2``. If that is
-  ``<= 0`` no sigma can achieve the printed value (certified with Arb); otherwise the implied
-  sigma is audited with the exact engine (:func:`audit_mg_sigma`): VIOLATED comes with a witness.
+* Audit of the printed values: :mod:`certdp.workflows.mixtures.table_audit` (one refutation rule for
+  Tables 4-6: every member of the family, the print's rounding, the certified baseline bracket).
 
 The paper's published numbers are copied from seed 000 App. D.1-D.2 (``None`` = printed "NA").
 """
@@ -24,9 +22,9 @@ from typing import Any
 
 from flint import arb
 
-from certdp.numbers import Decision, arb_of, decimal_bounds, working_precision
+from certdp.numbers import arb_of, decimal_bounds, working_precision
 
-__all__ = ["PAPER_TABLE3", "PAPER_TABLE4", "MGCell", "mg_cell", "mg_cell_float", "implied_sigma", "audit_mg_sigma", "audit_printed_cell", "audit_printed_cell_every_k", "certify_cell", "run_with_timeout"]
+__all__ = ["PAPER_TABLE3", "PAPER_TABLE4", "MGCell", "mg_cell", "mg_cell_float", "certify_cell", "run_with_timeout"]
 
 
 PAPER_TABLE3 = [  # best K for l1, rows = DELTAS, columns = EPSILONS (tables_qg)
@@ -64,13 +62,6 @@ PAPER_TABLE4 = [  # l2 improvement (%) of the best multimodal over the analytic 
     [14.19, 12.75, 9.57, 1.17, 1.57, 35.73, 59.17, 80.78, 91.05, 99.33],
     [6.27, 12.26, 9.46, 20.98, 13.65, 15.03, 46.33, 75.55, 88.88, 99.21],
 ]
-
-
-def _pk_k2(eps: arb, k_max: int) -> arb:
-    """sum_k p_k k^2 for p_k proportional to e^{-|k| eps}, k in [-K, K]."""
-    raw = [(-abs(k) * eps).exp() for k in range(-k_max, k_max + 1)]
-    total = sum(raw, arb(0))
-    return sum((r * k * k for r, k in zip(raw, range(-k_max, k_max + 1))), arb(0)) / total
 
 
 @dataclass
@@ -117,55 +108,6 @@ def mg_cell(epsilon: str, delta: str, k: int, eta: str = "0.01", rtol: Fraction 
                   float(i1.mid()), float(i2.mid()), enc, time.perf_counter() - t0)
 
 
-def implied_sigma(epsilon: str, delta: str, k: int, printed_l2_improvement: float) -> tuple[str, Any]:
-    """The MG sigma a printed Table 4 value implies (given K), certified.
-
-    Returns ``("impossible", (m_upper, floor_lower, for_every_k))`` when ``m = a (1 - I/100) <=
-    Delta^2 sum p_k k^2`` is proven (then no sigma >= 0 gives that l2 loss with this K; ``for_every_k``
-    says whether even K = 1, the smallest floor, is excluded),
-    ``("sigma", Fraction)`` with the implied sigma rounded to 12 significant digits, or
-    ``("undecided", None)``.
-    """
-    from certdp.workflows.calibrate import calibrate
-
-    g = calibrate("gaussian", epsilon=epsilon, delta=delta, sensitivity=1)
-    with working_precision(128):
-        a = arb_of(Fraction(g.value)) ** 2
-        frac = arb_of(Fraction(str(printed_l2_improvement)) / 100)
-        m = a * (1 - frac) if printed_l2_improvement >= 0 else a / (1 + frac)
-        floor_ = _pk_k2(arb_of(Fraction(epsilon)), k)
-        s2 = m - floor_
-        if s2 <= 0:
-            # the floor sum_k p_k k^2 increases with K, so K = 1 gives the smallest floor of all K
-            every_k = bool(m - _pk_k2(arb_of(Fraction(epsilon)), 1) <= 0)
-            return "impossible", (float(m.upper()), float(floor_.lower()), every_k)
-        if not s2 > 0:
-            return "undecided", None
-        s = s2.sqrt()
-        return "sigma", Fraction(f"{float(s.mid()):.12g}")
-
-
-def audit_mg_sigma(sigma: Fraction, epsilon: str, delta: str, k: int) -> dict[str, Any]:
-    """Certified verdict: is MG(sigma, K) (epsilon, delta)-DP? (exact engine, decision mode)."""
-    from certdp.engines.gaussian_mixture import privacy_profile_sup
-    from certdp.mechanisms.multi_gaussian import multi_gaussian_mixture
-    from certdp.engines.gaussian_mixture.float_guide import mg_argmax_hint
-
-    for bits in (64, 128, 256):
-        with working_precision(bits):
-            e = arb_of(Fraction(epsilon))
-            d = arb(1)
-            mix = multi_gaussian_mixture(arb_of(sigma), e, d, k)
-            res = privacy_profile_sup(mix, e, d, symmetric=True, rel_tol=1e-9, target=arb_of(Fraction(delta)),
-                                      hints=mg_argmax_hint(float(sigma), float(Fraction(epsilon)), k, 1.0))
-            if res.decided is Decision.YES:
-                return {"verdict": "VALID", "delta_upper": decimal_bounds(res.upper)[1], "bits": bits}
-            if res.decided is Decision.NO:
-                return {"verdict": "VIOLATED", "delta_lower": decimal_bounds(res.lower)[0],
-                        "witness_shift": res.argmax, "bits": bits}
-    return {"verdict": "UNDECIDED", "reason": "sup search did not separate delta at 256 bits"}
-
-
 def mg_cell_float(epsilon: str, delta: str, k: int, eta: float = 0.01) -> dict[str, float]:
     """Float64 Table 3/4 cell at a given K (Alg. 1 continuum sigma): NOT certified, a guide only."""
     from certdp.engines.gaussian_mixture.float_guide import analytic_gaussian_sigma_float, mg_moments_float, mg_sigma_float
@@ -205,30 +147,6 @@ def run_with_timeout(fn: Any, args: tuple, timeout: float) -> tuple[str, Any]:
     return queue.get() if not queue.empty() else ("error", f"exit code {proc.exitcode}")
 
 
-def audit_printed_cell(i: int, j: int, timeout: float = 120.0) -> dict[str, Any]:
-    """Audit one printed Table 4 value: implied sigma (certified), then a certified DP verdict."""
-    from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS
-
-    eps, dl, k, printed = EPSILONS[j], DELTAS[i], PAPER_TABLE3[i][j], PAPER_TABLE4[i][j]
-    kind, val = implied_sigma(eps, dl, k, printed)
-    out: dict[str, Any] = {"epsilon": eps, "delta": dl, "K": k, "printed": printed}
-    if kind == "impossible":
-        out.update(verdict="IMPOSSIBLE", implied_l2=val[0], l2_floor=val[1], impossible_for_every_k=val[2],
-                   reason="the printed l2 loss is below Delta^2 sum_k p_k k^2, the l2 loss of MG at sigma = 0"
-                          + (" (for every K >= 1)" if val[2] else " (with the Table 3 K)"))
-        return out
-    if kind != "sigma":
-        out.update(verdict="UNDECIDED", reason="implied sigma^2 not separated from 0")
-        return out
-    out["implied_sigma"] = f"{float(val):.12g}"
-    status, res = run_with_timeout(audit_mg_sigma, (val, eps, dl, k), timeout)
-    if status == "ok":
-        out.update(res)
-    else:
-        out.update(verdict="UNDECIDED", reason=f"{status} after {timeout:.0f} s" if status == "timeout" else res)
-    return out
-
-
 def certify_cell(i: int, j: int, timeout: float = 300.0) -> dict[str, Any]:
     """Certified Table 3/4 cell at the paper's K (child process, ``timeout`` seconds)."""
     from dataclasses import asdict
@@ -239,27 +157,3 @@ def certify_cell(i: int, j: int, timeout: float = 300.0) -> dict[str, Any]:
     if status == "ok":
         return {"status": "ok", **asdict(res)}
     return {"status": status, "detail": res, "timeout_seconds": timeout}
-
-
-def audit_printed_cell_every_k(i: int, j: int, ks: range = range(1, 21), timeout: float = 120.0) -> dict[str, Any]:
-    """Like :func:`audit_printed_cell` but for every K in ``ks``: is the printed value private for *some* K?
-
-    Table 4's K is not printed (Table 3 lists the l1-best K); this removes that assumption. Returns
-    the per-K verdicts; the printed value is refuted for every K when all are IMPOSSIBLE/VIOLATED.
-    """
-    from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS
-
-    eps, dl, printed = EPSILONS[j], DELTAS[i], PAPER_TABLE4[i][j]
-    per_k: dict[int, str] = {}
-    for k in ks:
-        kind, val = implied_sigma(eps, dl, k, printed)
-        if kind == "impossible":
-            per_k[k] = "IMPOSSIBLE"
-            continue
-        if kind != "sigma":
-            per_k[k] = "UNDECIDED"
-            continue
-        status, res = run_with_timeout(audit_mg_sigma, (val, eps, dl, k), timeout)
-        per_k[k] = res["verdict"] if status == "ok" else "UNDECIDED"
-    refuted = all(v in ("IMPOSSIBLE", "VIOLATED") for v in per_k.values())
-    return {"epsilon": eps, "delta": dl, "printed": printed, "per_k": per_k, "refuted_for_every_k": refuted}
