@@ -45,6 +45,7 @@ from certdp.numbers.balls import ball_endpoints
 __all__ = ["Composition", "account", "gdp_mu_squared", "gdp_delta_ball", "MAX_GRID_BITS", "lattice_bounds"]
 
 MAX_GRID_BITS = 24
+MAX_COEFFICIENTS = 2**23
 MIN_GRID_BITS = 4
 
 
@@ -257,19 +258,31 @@ def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bit
         return result
     steps = sum(g.count for g in non_gauss) + (1 if mu2 > 0 else 0)
     if grid_bits is None:
-        bits = min(max(MIN_GRID_BITS, math.ceil(math.log2(steps / 0.05))), max_grid_bits)
+        bits = min(max(MIN_GRID_BITS, math.ceil(math.log2(steps / 0.2))), max_grid_bits)
         adaptive = True
     else:
         bits, adaptive = grid_bits, False
     cache: dict = {}
+    previous = math.inf
     for _ in range(4):
         bounds = lattice_bounds(plan, bits, dlt if dlt is not None else None, cache)
         enc, infinite, per = _lattice_answer(bounds, eps, dlt)
         result.enclosure, result.epsilon_upper_infinite, result.directions = enc, infinite, per
         width = result.relative_width
-        if not adaptive or width <= float(tol) or bits >= max_grid_bits:
+        # absolute floor: a delta bracket inside [0, 1e-12] is accepted as it is
+        tiny = eps is not None and enc is not None and enc.upper <= Fraction(1, 10**12)
+        stalled = width > previous / 1.5  # the last refinement did not help (e.g. true delta = 0)
+        if not adaptive or width <= float(tol) or tiny or stalled or bits >= max_grid_bits:
             break
-        grow = 1 if not math.isfinite(width) else max(1, math.ceil(math.log2(width / float(tol) * 1.3)))
+        previous = width
+        grow = 1 if not math.isfinite(width) else max(1, math.ceil(math.log2(width / float(tol) * 1.05)))
+        longest = max(max(up.length, low.length) for up, low in bounds.values())
+        if longest * 2**grow > MAX_COEFFICIENTS:
+            grow = max(0, int(math.log2(MAX_COEFFICIENTS / max(longest, 1))))
+            if grow == 0:
+                result.notes.append("stopped refining: the composed support would exceed "
+                                    f"{MAX_COEFFICIENTS} lattice points")
+                break
         bits = min(bits + grow, max_grid_bits)
         cache.clear()
     scale_bits, tail_prob, _ = _settings(plan, dlt)

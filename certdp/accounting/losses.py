@@ -245,16 +245,23 @@ def _evaluation_points(law: LossLaw, grid_bits: int, tail_prob: float, coarse_ma
     idx = np.arange(i_lo, i_hi + 1)
     z = idx * h
     with np.errstate(all="ignore"):
-        tails = np.minimum(law.float_cdf(z), law.float_sf(z))
-        ratio = np.where(tails > 0, coarse_mass / np.maximum(tails, 1e-300), float(MAX_STRIDE))
-    stride = np.clip(np.floor(np.log2(np.maximum(ratio, 1.0))), 0, math.log2(MAX_STRIDE)).astype(np.int64)
-    stride = np.left_shift(1, stride)
+        cdf, sf = law.float_cdf(z), law.float_sf(z)
+    n = len(idx)
+    # stride[k] = largest power of two s <= MAX_STRIDE whose skipped interval (z_k, z_{k+s}] has mass
+    # <= min(F(z_{k+s}), S(z_k)) with s * mass <= coarse_mass
+    stride = np.ones(n, dtype=np.int64)
+    s = 2
+    while s <= MAX_STRIDE:
+        ahead = cdf[np.minimum(np.arange(n) + s, n - 1)]
+        ok = np.minimum(ahead, sf) * s <= coarse_mass
+        stride = np.where(ok, s, stride)
+        s *= 2
     points = []
     k = 0
-    n = len(idx)
-    while k < n:
+    while k < n - 1:
         points.append(int(idx[k]))
-        k += int(stride[k]) if k + int(stride[k]) < n else max(1, n - 1 - k) if k < n - 1 else 1
+        k = min(k + int(stride[k]), n - 1)
+    points.append(int(idx[n - 1]))
     for atom in law.atoms:  # evaluate right at (and just below) an atom: its mass stays in one bin
         j = math.ceil(atom * 2**grid_bits)
         for jj in (j - 1, j):
