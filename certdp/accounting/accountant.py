@@ -160,8 +160,10 @@ def _settings(plan: Plan, delta_ref: Fraction | None) -> tuple[int, float, int]:
 
 
 def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None,
-                   cache: dict | None = None) -> dict[str, tuple[LatticePLD, LatticePLD]]:
-    """{direction: (upper, lower)} composed lattice measures of the plan at step 2^-grid_bits."""
+                   cache: dict | None = None, sides: tuple[str, ...] = ("upper", "lower")
+                   ) -> dict[str, tuple[LatticePLD, LatticePLD]]:
+    """{direction: (upper, lower)} composed lattice measures of the plan at step 2^-grid_bits
+    (a side not in ``sides`` is None: not computed)."""
     scale_bits, tail_prob, tail = _settings(plan, delta_ref)
     coarse_mass = (float(delta_ref) if delta_ref is not None else 1e-12) * 2.0**-7
     components = _group_laws(plan)
@@ -177,12 +179,14 @@ def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None
                 up, low = cache[key]
             else:
                 up1, low1 = discretize(law, grid_bits, scale_bits, tail_prob, coarse_mass)
-                up, low = power(up1.truncated(tail), count, tail), power(low1.truncated(tail), count, tail)
+                up = power(up1.truncated(tail), count, tail) if "upper" in sides else None
+                low = power(low1.truncated(tail), count, tail) if "lower" in sides else None
                 if cache is not None:
                     cache[key] = (up, low)
             ups.append(up)
             lows.append(low)
-        out[direction] = (compose_all(ups, tail), compose_all(lows, tail))
+        out[direction] = (compose_all(ups, tail) if "upper" in sides else None,
+                          compose_all(lows, tail) if "lower" in sides else None)
     if symmetric:
         out = {"both": out["remove"]}
     return out
