@@ -27,7 +27,14 @@ CERTIFICATES = {
     "profile": lambda: certdp.profile("gaussian", value="2", epsilon="1"),
     "qg-thm-4.2": lambda: calibrate("quasi-gaussian", method="paper", epsilon="1", delta="1e-5"),
     "mg-alg-1": lambda: calibrate("multi-gaussian", method="paper", components=2, epsilon="1", delta="1e-5"),
+    "composition-gdp": lambda: certdp.compose({"mechanisms": [{"mechanism": "gaussian", "sigma": "10", "count": 100}]},
+                                              epsilon="1"),
+    "composition-pld": lambda: certdp.compose(COMPOSITION_PLAN, epsilon="1", grid_bits=5),
+    "composition-pld-epsilon": lambda: certdp.compose(COMPOSITION_PLAN, delta="1e-3", grid_bits=5),
 }
+
+COMPOSITION_PLAN = {"mechanisms": [{"mechanism": "laplace", "scale": "2", "count": 2},
+                                   {"mechanism": "subsampled-gaussian", "sigma": "1", "sampling_rate": "0.5", "count": 1}]}
 
 #: (certificate, field path, mutation) whose edited statement is still true, and why.
 TRUE_AFTER_EDIT = {
@@ -38,7 +45,8 @@ TRUE_AFTER_EDIT = {
     ("laplace-pure-dp", "interval.0", "over10"): "every scale below a smaller number is not eps-DP either",
     ("audit-value", "inputs.delta", "nudge"): "VALID at delta stays VALID at a larger delta",
 }
-ENCLOSURES = ("delta_enclosure", "extra.delta_enclosure_at_unsafe_end", "extra.claimed_value_enclosure")
+ENCLOSURES = ("delta_enclosure", "extra.delta_enclosure_at_unsafe_end", "extra.claimed_value_enclosure",
+              "extra.epsilon_enclosure")
 
 
 def _still_true(name, path, label, old):

@@ -207,10 +207,10 @@ def _lattice_answer(bounds: dict[str, tuple[LatticePLD, LatticePLD]], eps: Fract
                 lo = Fraction(0)
         if hi is None:
             infinite = True
-            per[direction] = [_str(lo), "inf"]
+            per[direction] = [_str(lo, "down"), "inf"]
         else:
             his.append(hi)
-            per[direction] = [_str(lo), _str(hi)]
+            per[direction] = [_str(lo, "down"), _str(hi, "up")]
         los.append(lo)
     lower = max(los)
     if infinite:
@@ -226,10 +226,10 @@ def _outward(enc: Enclosure, digits: int = 20) -> Enclosure:
                      Fraction(round_decimal(enc.upper, digits, "up")) if enc.upper else Fraction(0))
 
 
-def _str(q: Fraction) -> str:
+def _str(q: Fraction, direction: str) -> str:
     from certdp.numbers import exact_str, round_decimal
 
-    return exact_str(Fraction(round_decimal(q, 20, "up"))) if q else "0"
+    return exact_str(Fraction(round_decimal(q, 20, direction))) if q else "0"
 
 
 def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bits: int | None = None,

@@ -18,6 +18,7 @@ import certdp.cli.basic  # noqa: E402,F401
 import certdp.cli.ggm  # noqa: E402,F401
 import certdp.cli.sgg  # noqa: E402,F401
 import certdp.cli.mixtures  # noqa: E402,F401
+import certdp.cli.compose  # noqa: E402,F401
 
 cli.add_command(certdp.cli.basic.crosscheck_command)
 
