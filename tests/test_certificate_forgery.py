@@ -31,6 +31,8 @@ CERTIFICATES = {
                                               epsilon="1"),
     "composition-pld": lambda: certdp.compose(COMPOSITION_PLAN, epsilon="1", grid_bits=5),
     "composition-pld-epsilon": lambda: certdp.compose(COMPOSITION_PLAN, delta="1e-3", grid_bits=5),
+    "composed-gaussian-calibration": lambda: calibrate("gaussian", epsilon="1", delta="1e-5", sensitivity=1,
+                                                       compositions=10),
 }
 
 COMPOSITION_PLAN = {"mechanisms": [{"mechanism": "laplace", "scale": "2", "count": 2},
