@@ -226,3 +226,24 @@ def test_laplace_composed_calibration_ends_against_the_exact_mixture():
     lo, hi = (Fraction(x) for x in cert.interval)
     assert laplace_kfold_delta(hi, 1, 3, 1) <= mp.mpf("1e-3") < laplace_kfold_delta(lo, 1, 3, 1)
     assert certdp.verify(cert.to_json()).status == "VALID"
+
+
+# ------------------------------------------------------------------------------ 1-D GGM (x-grid discretization)
+
+def test_ggm_one_step_contains_profile():
+    comp = account(_plan({"mechanism": "ggm", "scale": "2", "shape": "1.5", "count": 1}), epsilon="0.5", grid_bits=9)
+    single = certdp.profile("ggm", value="2", epsilon="0.5", shape="1.5")
+    lo, hi = (Fraction(x) for x in single.delta_enclosure)
+    assert comp.enclosure.lower <= lo and hi <= comp.enclosure.upper
+    assert comp.enclosure.width < Fraction(1, 50) * comp.enclosure.upper
+
+
+def test_ggm_shape_two_is_gaussian_under_composition():
+    # GGD(b, p = 2) is N(0, b^2/2): 3 steps at b = 2 are mu-GDP with mu^2 = 3 / 2
+    comp = account(_plan({"mechanism": "ggm", "scale": "2", "shape": "2", "count": 3}), epsilon="0.5", grid_bits=9)
+    assert _contains(comp.enclosure, gdp_delta(Fraction(3, 2), "0.5"))
+
+
+def test_ggm_shape_one_is_laplace():
+    comp = account(_plan({"mechanism": "ggm", "scale": "2", "shape": "1", "count": 3}), epsilon="1", grid_bits=12)
+    assert _contains(comp.enclosure, laplace_kfold_delta("2", 1, 3, "1"))

@@ -27,7 +27,16 @@ from typing import Any
 
 from flint import arb
 
-from certdp.accounting.losses import LossLaw, discretize, gaussian_loss, laplace_loss, subsampled_gaussian_losses
+from certdp.accounting.losses import (
+    LossLaw,
+    XFormLaw,
+    discretize,
+    discretize_x,
+    gaussian_loss,
+    ggm_loss,
+    laplace_loss,
+    subsampled_gaussian_losses,
+)
 from certdp.accounting.pld import LatticePLD, compose_all, power
 from certdp.accounting.plan import Plan, parse_plan
 from certdp.numbers import (
@@ -127,7 +136,7 @@ def _gdp_epsilon(mu2: Fraction, delta: Fraction) -> tuple[Enclosure, list[str]]:
 
 # ------------------------------------------------------------------------------ lattice route
 
-def _group_laws(plan: Plan) -> list[tuple[str, dict[str, LossLaw], int]]:
+def _group_laws(plan: Plan) -> list[tuple[str, dict[str, LossLaw | XFormLaw], int]]:
     """(method label, {direction: law}, count) per lattice component (Gaussians merged into one)."""
     out: list[tuple[str, dict[str, LossLaw], int]] = []
     mu2 = gdp_mu_squared(plan)
@@ -138,6 +147,12 @@ def _group_laws(plan: Plan) -> list[tuple[str, dict[str, LossLaw], int]]:
         if g.mechanism == "laplace":
             law = laplace_loss(g.get("scale"), g.get("sensitivity"))
             out.append(("laplace", {"remove": law, "add": law}, g.count))
+        elif g.mechanism == "ggm":
+            if g.get("shape") == 1:  # GGD with p = 1 is Laplace(b)
+                law = laplace_loss(g.get("scale"), g.get("sensitivity"))
+            else:
+                law = ggm_loss(g.get("scale"), g.get("shape"), g.get("sensitivity"))
+            out.append(("ggm", {"remove": law, "add": law}, g.count))
         elif g.mechanism == "subsampled-gaussian":
             if g.get("sampling_rate") == 1:
                 law = gaussian_loss(1 / g.get("sigma") ** 2)
@@ -178,7 +193,10 @@ def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None
             if cache is not None and key in cache:
                 up, low = cache[key]
             else:
-                up1, low1 = discretize(law, grid_bits, scale_bits, tail_prob, coarse_mass)
+                if isinstance(law, XFormLaw):
+                    up1, low1 = discretize_x(law, grid_bits, scale_bits, tail_prob, coarse_mass)
+                else:
+                    up1, low1 = discretize(law, grid_bits, scale_bits, tail_prob, coarse_mass)
                 up = power(up1.truncated(tail), count, tail) if "upper" in sides else None
                 low = power(low1.truncated(tail), count, tail) if "lower" in sides else None
                 if cache is not None:

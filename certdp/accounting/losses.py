@@ -307,3 +307,127 @@ def discretize(law: LossLaw, grid_bits: int, scale_bits: int, tail_prob: float, 
     upper = LatticePLD("upper", grid_bits, scale_bits, base, fmpz_poly(up), inf_up, 1)
     lower = LatticePLD("lower", grid_bits, scale_bits, base, fmpz_poly(low), 0, 1)
     return upper, lower
+
+
+# ------------------------------------------------------------------------------ GGM: an x-grid law
+
+@dataclass(frozen=True)
+class XFormLaw:
+    """A loss L(x) non-decreasing in x (x ~ P) without a closed-form inverse (1-D GGM).
+
+    ``arb_loss(x)``/``arb_sf(x)`` are Arb balls of L(x) and P(X > x) at exact rational x; the float
+    inverse only chooses the x-points. ``loss_inf``/``loss_sup``: limits of L at -/+ infinity
+    (None = infinite).
+    """
+
+    name: str
+    arb_loss: Callable[[Fraction], arb]
+    arb_sf: Callable[[Fraction], arb]
+    float_inverse: Callable[[np.ndarray], np.ndarray]
+    law: LossLaw  # float CDF / survival in loss units, for choosing lattice points
+    loss_inf: Fraction | None = None
+    loss_sup: Fraction | None = None
+
+
+def ggm_loss(scale: Fraction, shape: Fraction, sensitivity: Fraction) -> XFormLaw:
+    """1-D generalized Gaussian GGD(0, b, p), p > 1, shift Delta: L(x) = (|x + Delta|^p - |x|^p)/b^p under
+    P = law of X (Q = law of X - Delta), increasing in x (seed 004 Lemma 3.1); symmetric (one direction)."""
+    from scipy.stats import gennorm
+
+    from certdp.engines.monotone_loss import ggm_survival
+
+    b, p, d = Fraction(scale), Fraction(shape), Fraction(sensitivity)
+    bf, pf, df = float(b), float(p), float(d)
+    consts = _Constants(lambda: {"p": arb_of(p), "bp": arb_of(b) ** arb_of(p)})
+
+    def power_abs(x: Fraction) -> arb:
+        if x == 0:
+            return arb(0)
+        c = consts.get()
+        return (c["p"] * arb_of(abs(x)).log()).exp()
+
+    def arb_loss(x: Fraction) -> arb:
+        return (power_abs(x + d) - power_abs(x)) / consts.get()["bp"]
+
+    def arb_sf(x: Fraction) -> arb:
+        return ggm_survival(x, p, b)
+
+    def inverse(z: np.ndarray) -> np.ndarray:
+        target = np.asarray(z, dtype=float) * bf**pf
+        big = np.maximum(df, (np.abs(target) / (pf * df)) ** (1 / max(pf - 1, 1e-9))) * 4 + 4 * df + 1
+        lo, hi = -big, big
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            g = np.abs(mid + df) ** pf - np.abs(mid) ** pf
+            below = g < target
+            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+        return (lo + hi) / 2
+
+    def fcdf(z):
+        return gennorm.cdf(inverse(z), pf, scale=bf)
+
+    def fsf(z):
+        return gennorm.sf(inverse(z), pf, scale=bf)
+
+    # loss scale ~ L'(x) * b near x = 0: p Delta b^(p-1) / b^p for small Delta
+    law = LossLaw(f"ggm(p={p})", lambda j, g: arb(0), fcdf, fsf, float_center=0.0,
+                  float_scale=max(pf * df / bf, 1e-6))
+    return XFormLaw(law.name, arb_loss, arb_sf, inverse, law)
+
+
+def discretize_x(xlaw: XFormLaw, grid_bits: int, scale_bits: int, tail_prob: float, coarse_mass: float,
+                 bits: int | None = None) -> tuple[LatticePLD, LatticePLD]:
+    """(upper, lower) lattice discretizations of an x-form law.
+
+    Cut points x^U_j ~ L^-1(z_j - theta) (upper) and x^L_j ~ L^-1(z_j + theta) (lower), theta = h/64,
+    as exact rationals. Bin (x_{k-1}, x_k] has loss in (L(x_{k-1}), L(x_k)] (monotone): its mass
+    S(x_{k-1}) - S(x_k) goes to ceil(L(x_k)/h) (upper end of the Arb ball) for the upper side, to
+    floor(L(x_{k-1})/h) (lower end) for the lower side. (-inf, x_0]: upper at ceil(L(x_0)/h), lower
+    dropped; (x_n, inf): upper to +infinity, lower at floor(L(x_n)/h).
+    """
+    points = _evaluation_points(xlaw.law, grid_bits, tail_prob, coarse_mass)
+    h = 2.0**-grid_bits
+    z = np.array(points, dtype=float) * h
+    out = []
+    prec = bits or scale_bits + 48
+    for side, shift in (("upper", -h / 64), ("lower", h / 64)):
+        xs = xlaw.float_inverse(z + shift)
+        cuts = sorted({Fraction(float(x)) for x in xs})
+        with working_precision(prec):
+            scale = arb(2) ** scale_bits
+            sfs = [xlaw.arb_sf(x) for x in cuts]
+            losses = [xlaw.arb_loss(x) for x in cuts]
+            idx = []
+            for loss in losses:
+                lo, hi = loss.lower(), loss.upper()
+                if side == "upper":
+                    idx.append(_ceil_int(arb(hi) * arb(2) ** grid_bits))
+                else:
+                    idx.append(_floor_int(arb(lo) * arb(2) ** grid_bits))
+            base, top = min(idx), max(idx)
+            coeffs = [0] * (top - base + 1)
+            inf = 0
+
+            def units(x: arb, up: bool) -> int:
+                v = x * scale
+                return max(0, _ceil_int(arb(v.upper())) if up else _floor_int(arb(v.lower())))
+
+            if side == "upper":
+                coeffs[idx[0] - base] += units(1 - sfs[0], True)
+                for k in range(1, len(cuts)):
+                    coeffs[idx[k] - base] += units(sfs[k - 1] - sfs[k], True)
+                inf = units(sfs[-1], True)
+            else:
+                for k in range(1, len(cuts)):
+                    coeffs[idx[k - 1] - base] += units(sfs[k - 1] - sfs[k], False)
+                coeffs[idx[-1] - base] += units(sfs[-1], False)
+        out.append(LatticePLD(side, grid_bits, scale_bits, base, fmpz_poly(coeffs), inf, 1))
+    return out[0], out[1]
+
+
+def _ceil_int(x: arb) -> int:
+    return int(arb(x.upper()).ceil().unique_fmpz())
+
+
+def _floor_int(x: arb) -> int:
+    return int(arb(x.lower()).floor().unique_fmpz())

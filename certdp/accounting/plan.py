@@ -26,6 +26,7 @@ PLAN_MECHANISMS: dict[str, dict[str, str | None]] = {
     "gaussian": {"sigma": None, "sensitivity": "1"},
     "laplace": {"scale": None, "sensitivity": "1"},
     "subsampled-gaussian": {"sigma": None, "sampling_rate": None},
+    "ggm": {"scale": None, "shape": None, "sensitivity": "1"},
 }
 ALIASES = {"analytic-gaussian": "gaussian", "dp-sgd": "subsampled-gaussian", "poisson-subsampled-gaussian":
            "subsampled-gaussian"}
@@ -109,6 +110,8 @@ def _group(entry: Any, i: int) -> Group:
         value = parse_positive(raw, f"{where}.{key}")
         if key == "sampling_rate" and not value <= 1:
             raise InputError(f"{where}.{key}", f"must lie in (0, 1] (got {exact_str(value)})")
+        if key == "shape" and not value >= 1:
+            raise InputError(f"{where}.{key}", f"must be a finite rational >= 1 (got {exact_str(value)})")
         params.append((key, value))
     return Group(name, tuple(params), count)
 
