@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from typing import Callable
 
 from flint import arb, arb_poly, fmpz, fmpz_poly
 
@@ -75,24 +76,16 @@ class LatticePLD:
         if n == 0:
             return self
         poly = self.poly
-        # lowest cut a: largest a with sum_{j < a} c_j <= tail (a <= n - 1 keeps one point)
-        lo, hi = 0, n - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if int(poly.truncate(mid)(1)) <= tail:
-                lo = mid
-            else:
-                hi = mid - 1
-        a = lo
-        # highest cut b: smallest b >= a with sum_{j > b} c_j <= tail
-        lo, hi = a, n - 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if int(poly.right_shift(mid + 1)(1)) <= tail:
-                hi = mid
-            else:
-                lo = mid + 1
-        b = lo
+
+        def low_sum(m: int) -> int:  # mass of the m lowest coefficients (O(m))
+            return int(poly.truncate(m)(1)) if m > 0 else 0
+
+        def high_sum(m: int) -> int:  # mass of the m highest coefficients (O(m))
+            return int(poly.right_shift(n - m)(1)) if m > 0 else 0
+
+        a = _gallop(low_sum, tail, n - 1)        # largest a <= n-1 with low_sum(a) <= tail
+        m = _gallop(high_sum, tail, n - 1 - a)   # largest m <= n-1-a with high_sum(m) <= tail
+        b = n - 1 - m
         if a == 0 and b == n - 1:
             return self
         low_mass = int(poly.truncate(a)(1)) if a > 0 else 0
@@ -206,6 +199,27 @@ class LatticePLD:
             else:
                 hi = mid
         return (lo + hi) / 2
+
+
+def _gallop(mass: Callable[[int], int], tail: int, limit: int) -> int:
+    """Largest m in [0, limit] with mass(m) <= tail, for a non-decreasing ``mass`` (exact integers).
+
+    Galloping from 0, so the cost is proportional to the answer, not to the length."""
+    if limit <= 0 or mass(1) > tail:
+        return 0
+    good, step = 1, 2
+    while step <= limit and mass(step) <= tail:
+        good, step = step, step * 2
+    bad = min(step, limit + 1)
+    if bad == limit + 1 and mass(limit) <= tail:
+        return limit
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if mass(mid) <= tail:
+            good = mid
+        else:
+            bad = mid
+    return good
 
 
 def identity(side: str, grid_bits: int, scale_bits: int) -> LatticePLD:
