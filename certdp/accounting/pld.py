@@ -239,7 +239,8 @@ def convolve(a: LatticePLD, b: LatticePLD, tail: int) -> LatticePLD:
     if (a.side, a.grid_bits, a.scale_bits) != (b.side, b.grid_bits, b.scale_bits):
         raise ValueError("convolving discretizations of different sides, grids or scales")
     fa, fb = a.finite_total(), b.finite_total()
-    poly = _rescale(a.poly * b.poly, a.scale_bits, a.side)
+    product = a.poly ** 2 if a is b else a.poly * b.poly  # FLINT squaring is ~1.4x faster
+    poly = _rescale(product, a.scale_bits, a.side)
     inf = _rescale(a.inf * (fb + b.inf) + fa * b.inf, a.scale_bits, a.side)
     out = LatticePLD(a.side, a.grid_bits, a.scale_bits, a.offset + b.offset, poly, inf, a.steps + b.steps)
     return out.truncated(tail)
