@@ -8,7 +8,7 @@ Decimal('3.7306316348169')
 'VALID'
 """
 
-from certdp.api import Certificate, Verification, audit, calibrate, profile, profile_curve, verify
+from certdp.api import Certificate, Verification, audit, calibrate, compose, profile, profile_curve, verify
 
 __version__ = "0.1.0"
-__all__ = ["calibrate", "audit", "profile", "profile_curve", "verify", "Certificate", "Verification"]
+__all__ = ["calibrate", "audit", "profile", "profile_curve", "verify", "compose", "Certificate", "Verification"]

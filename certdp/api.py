@@ -15,7 +15,7 @@ from certdp.workflows.profile import profile_curve as _profile_curve
 from certdp.workflows.domains import check_domain
 from certdp.workflows.verify import Verification, verify
 
-__all__ = ["calibrate", "audit", "profile", "profile_curve", "verify", "Certificate", "Verification"]
+__all__ = ["calibrate", "audit", "profile", "profile_curve", "verify", "compose", "Certificate", "Verification"]
 
 
 def _check(name: str, epsilon: object, delta: object, fixed: dict[str, Any]) -> None:
@@ -68,3 +68,17 @@ def profile(name: str, *, value: object, epsilon: object, **fixed: Any) -> Certi
     """Certificate with a certified enclosure of delta(epsilon) for mechanism ``name`` at ``value``."""
     _check(name, epsilon, None, fixed)
     return _profile(name, value=value, epsilon=epsilon, **fixed)
+
+
+def compose(plan: Any, *, epsilon: object = None, delta: object = None, grid_bits: int | None = None,
+            rtol: object = "0.01") -> Certificate:
+    """Certified accounting of a composition plan: a ``composition`` certificate.
+
+    ``certdp.compose({"mechanisms": [{"mechanism": "subsampled-gaussian", "sigma": "1",
+    "sampling_rate": "0.01", "count": 1000}]}, delta="1e-5")`` brackets the smallest epsilon
+    (``cert.extra["epsilon_enclosure"]``); with ``epsilon=`` it brackets delta (``cert.delta_enclosure``).
+    ``plan`` may be a dict, JSON text or a path to a JSON file.
+    """
+    from certdp.workflows.compose import compose as _compose
+
+    return _compose(plan, epsilon=epsilon, delta=delta, grid_bits=grid_bits, rtol=rtol)

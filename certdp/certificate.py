@@ -53,6 +53,7 @@ CLAIMS_BY_KIND: dict[str, tuple[str, ...]] = {
     "calibration": ("minimal", "endpoints", "sufficient"),
     "audit": ("verdict",),
     "profile": ("enclosure",),
+    "composition": ("delta-enclosure", "epsilon-enclosure"),
 }
 VERDICTS = ("VALID", "VIOLATED", "UNDECIDED")
 PROVENANCE_FIELDS = ("created", "timing_seconds", "versions", "precision_bits")
@@ -236,6 +237,20 @@ class Certificate:
             delta_enclosure=_strings(delta_enclosure), precision_bits=precision_bits,
         )
 
+    @classmethod
+    def for_composition(cls, *, claim: str, plan: str, inputs: Mapping[str, Any], method: str, lemma: str,
+                        delta_enclosure: Any = None, precision_bits: int = 0, timing_seconds: float = 0.0,
+                        extra: Mapping[str, Any] | None = None) -> "Certificate":
+        """A composition certificate (mechanism ``plan``, ``parameters = {"plan": <canonical JSON>}``):
+        ``delta-enclosure`` (delta(epsilon) of the composed plan lies in ``delta_enclosure``) or
+        ``epsilon-enclosure`` (the smallest epsilon with delta(epsilon) <= delta lies in
+        ``extra.epsilon_enclosure``)."""
+        return cls._build(
+            kind="composition", claim=claim, mechanism="plan", parameters={"plan": plan}, inputs=inputs,
+            method=method, lemma=lemma, extra=extra, timing_seconds=timing_seconds,
+            delta_enclosure=_strings(delta_enclosure), precision_bits=precision_bits,
+        )
+
     # ------------------------------------------------------------ the statement
     @property
     def unsafe_end(self) -> Decimal | None:
@@ -275,6 +290,13 @@ class Certificate:
                     f"straddles {delta} at the top of the precision ladder")
         if self.kind == "profile":
             return f"delta({eps}) of {mech} with {par} = {value} lies in {enclosure}"
+        if self.kind == "composition":
+            plan = self.parameters.get("plan", "?")
+            if self.claim == "delta-enclosure":
+                return f"delta({eps}) of the composition of the plan {plan} lies in {enclosure}"
+            lo, hi = (list(self.extra.get("epsilon_enclosure") or ["?", "?"]) + ["?", "?"])[:2]
+            return (f"the composition of the plan {plan} is ({hi}, {delta})-DP and is not (e, {delta})-DP "
+                    f"for any e < {lo}")
         return "?"
 
     # ------------------------------------------------------------ digest

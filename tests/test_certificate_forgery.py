@@ -28,7 +28,16 @@ CERTIFICATES = {
     "qg-thm-4.2": lambda: calibrate("quasi-gaussian", method="paper", epsilon="1", delta="1e-5"),
     "mg-alg-1": lambda: calibrate("multi-gaussian", method="paper", components=2, epsilon="1", delta="1e-5"),
     "mg-audit-witness": lambda: certdp.audit("multi-gaussian", value="0.3", components=1, epsilon="1", delta="1e-5"),
+    "composition-gdp": lambda: certdp.compose({"mechanisms": [{"mechanism": "gaussian", "sigma": "10", "count": 100}]},
+                                              epsilon="1"),
+    "composition-pld": lambda: certdp.compose(COMPOSITION_PLAN, epsilon="1", grid_bits=5),
+    "composition-pld-epsilon": lambda: certdp.compose(COMPOSITION_PLAN, delta="1e-3", grid_bits=5),
+    "composed-gaussian-calibration": lambda: calibrate("gaussian", epsilon="1", delta="1e-5", sensitivity=1,
+                                                       compositions=10),
 }
+
+COMPOSITION_PLAN = {"mechanisms": [{"mechanism": "laplace", "scale": "2", "count": 2},
+                                   {"mechanism": "subsampled-gaussian", "sigma": "1", "sampling_rate": "0.5", "count": 1}]}
 
 #: (certificate, field path, mutation) whose edited statement is still true, and why.
 TRUE_AFTER_EDIT = {
@@ -46,7 +55,8 @@ TRUE_AFTER_EDIT = {
     ("mg-audit-witness", "value", "over10"): "less noise: more violated, H at the witness shift larger",
     ("mg-audit-witness", "inputs.epsilon", "over10"): "smaller epsilon: more violated, H at the witness larger",
 }
-ENCLOSURES = ("delta_enclosure", "extra.delta_enclosure_at_unsafe_end", "extra.claimed_value_enclosure")
+ENCLOSURES = ("delta_enclosure", "extra.delta_enclosure_at_unsafe_end", "extra.claimed_value_enclosure",
+              "extra.epsilon_enclosure")
 
 
 def _still_true(name, path, label, old):

@@ -66,6 +66,10 @@ def _baseline(path: str, command: click.Command, tmp_path, skip: str | None = No
         if isinstance(param, click.Argument):
             if param.name == "mechanism":
                 argv.append("gaussian")
+            elif param.name == "plan":
+                f = tmp_path / "plan.json"
+                f.write_text('{"mechanisms": [{"mechanism": "gaussian", "sigma": "10", "count": 10}]}')
+                argv.append(str(f))
             else:
                 f = tmp_path / "grid.csv"
                 f.write_text("epsilon,delta,sigma\n1,1e-5,5\n")

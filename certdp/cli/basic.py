@@ -34,8 +34,14 @@ def _dimension_option(f):
 @rtol_option
 @json_option
 @output_option
-def calibrate_gaussian(epsilon, delta, sensitivity, dimension, rtol, as_json, output):
+@click.option("--compositions", "-k", default=None, metavar="K",
+              help="Calibrate the per-step sigma of K identical steps (composed, certified).")
+def calibrate_gaussian(epsilon, delta, sensitivity, dimension, rtol, as_json, output, compositions):
     """Minimal sigma of the (analytic) Gaussian mechanism, certified."""
+    if compositions is not None:
+        cert = calibrate_workflow("gaussian", epsilon=epsilon, delta=delta, rtol=rtol, sensitivity=sensitivity,
+                                  compositions=compositions)
+        sys.exit(emit_certificate(cert, as_json, output))
     cert = calibrate_workflow("gaussian", epsilon=epsilon, delta=delta, rtol=rtol,
                               sensitivity=sensitivity, dimension=dimension)
     sys.exit(emit_certificate(cert, as_json, output))
@@ -48,8 +54,14 @@ def calibrate_gaussian(epsilon, delta, sensitivity, dimension, rtol, as_json, ou
 @rtol_option
 @json_option
 @output_option
-def calibrate_laplace(epsilon, delta, sensitivity, rtol, as_json, output):
+@click.option("--compositions", "-k", default=None, metavar="K",
+              help="Calibrate the per-step scale of K identical steps (composed, certified).")
+def calibrate_laplace(epsilon, delta, sensitivity, rtol, as_json, output, compositions):
     """Minimal Laplace scale b, certified (delta = 0 gives the exact pure-DP scale Delta/eps)."""
+    if compositions is not None:
+        cert = calibrate_workflow("laplace", epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                                  compositions=compositions, rtol=None if rtol == "1e-12" else rtol)
+        sys.exit(emit_certificate(cert, as_json, output))
     cert = calibrate_workflow("laplace", epsilon=epsilon, delta=delta, rtol=rtol, sensitivity=sensitivity)
     sys.exit(emit_certificate(cert, as_json, output))
 

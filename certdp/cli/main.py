@@ -20,6 +20,7 @@ import certdp.cli.sgg  # noqa: E402,F401
 import certdp.cli.mixtures  # noqa: E402,F401
 import certdp.cli.crosscheck  # noqa: E402,F401
 import certdp.cli.sweep  # noqa: E402,F401
+import certdp.cli.compose  # noqa: E402,F401
 
 cli.add_command(certdp.cli.crosscheck.crosscheck_command)
 cli.add_command(certdp.cli.sweep.sweep_command)

@@ -50,7 +50,7 @@ def _method_for(cls: Any, method: str | None, params: dict[str, Any]) -> str:
 
 
 def calibrate(mechanism: str, *, epsilon: object, delta: object, rtol: object = None,
-              method: str | None = None, **fixed: Any) -> Certificate:
+              method: str | None = None, compositions: object = None, **fixed: Any) -> Certificate:
     """Certified calibration of ``mechanism`` at (epsilon, delta) by ``method``.
 
     ``method`` is an id of :data:`certdp.workflows.methods.METHODS` (or ``"paper"`` / ``"exact"``
@@ -59,7 +59,17 @@ def calibrate(mechanism: str, *, epsilon: object, delta: object, rtol: object = 
     (default 1e-12); the safe end (``value``) is proven (epsilon, delta)-DP and the other end
     proven not to be. Raises :class:`InputError` for bad input and :class:`UndecidedError` if
     the boundary cannot be certified even at 4096 bits.
+
+    ``compositions=k`` calibrates the per-step noise of k identical steps (method ``composed-pld``,
+    :mod:`certdp.workflows.compose`; gaussian, laplace, subsampled-gaussian).
     """
+    if compositions is not None or mechanism == "subsampled-gaussian":
+        from certdp.workflows.compose import calibrate_composed
+
+        if method not in (None, "composed-pld"):
+            raise InputError("method", "calibration under composition uses method composed-pld")
+        return calibrate_composed(mechanism, epsilon=epsilon, delta=delta,
+                                  compositions=1 if compositions is None else compositions, rtol=rtol, **fixed)
     cls = get_mechanism(mechanism)
     params = resolve_fixed(cls, fixed)
     chosen = _method_for(cls, method, params)

@@ -73,7 +73,18 @@ METHODS: dict[str, CalibrationMethod] = {m.name: m for m in (
         lambda cls: ("product-loss engine: pessimistic discretisation of the 1-D losses, convolution + suffix "
                      "sums with rigorous float64 error bounds; seed 004 Lemma 3.5 (worst shift = corner), "
                      "App. A.2 (loss representation), delta decreasing in b (App. B.6)")),
+    CalibrationMethod(
+        "composed-pld", "per-step noise of k identical steps: certified bracket on the composed delta",
+        lambda cls: "minimal",
+        lambda cls: _composed_lemma(getattr(cls, "name", cls))),
 )}
+
+
+def _composed_lemma(name: str) -> str:
+    from certdp.workflows.compose import COMPOSED_MONOTONICITY, COMPOSITION_LEMMA, GDP_LEMMA
+
+    route = GDP_LEMMA if name == "gaussian" else COMPOSITION_LEMMA
+    return f"{route}; {COMPOSED_MONOTONICITY[name]}, per step and hence for the composition"
 
 
 def get_method(name: str) -> CalibrationMethod:

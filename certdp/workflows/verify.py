@@ -120,6 +120,8 @@ def _enclosure(pair: Any, where: str) -> Enclosure:
 
 
 def _check(cert: Certificate, report: _Report) -> None:
+    if cert.kind == "composition" or cert.method == "composed-pld":
+        return _check_composed(cert, report)
     cls = get_mechanism(cert.mechanism)
     _require(cls.name == cert.mechanism, f"mechanism {cert.mechanism!r} is an alias: certificates name {cls.name!r}")
     _require(cert.parameter == cls.parameter, f"{cls.name}'s parameter is {cls.parameter!r}, not {cert.parameter!r}")
@@ -185,6 +187,27 @@ def _refiner(profile: Callable, t: Fraction | None) -> Callable[[int], Enclosure
                 return None
             return Enclosure.from_arb(low, bits) if low is high else Enclosure.from_bounds(low, high, bits)
     return at
+
+
+# ------------------------------------------------------------------------------ composition
+
+
+def _check_composed(cert: Certificate, report: _Report) -> None:
+    """Composition certificates and composed-pld calibrations: :mod:`certdp.workflows.compose`."""
+    from certdp.workflows import compose
+
+    def recorded(rec: Enclosure, new: Enclosure | None, where: str) -> None:
+        _check_recorded(rec, new, where, report)
+
+    if cert.kind == "composition":
+        return compose.check_composition(cert, report.say, recorded, _enclosure, VerifyInvalid)
+
+    def classify(profile: Callable, t: Fraction, delta: Fraction):
+        decision, enc = classify_point(profile, t, delta, VERIFY_LADDER)
+        report.recomputed = enc.strings() if enc else report.recomputed
+        return decision, enc
+    return compose.check_composed_calibration(cert, report.say, classify, recorded, _enclosure, VerifyInvalid,
+                                              VerifyUndecided)
 
 
 # ------------------------------------------------------------------------------ calibration

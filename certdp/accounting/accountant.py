@@ -1,0 +1,323 @@
+"""The certified accountant: delta(eps) or eps(delta) of a composition plan, as a certified bracket.
+
+Routes (recorded per group in the result):
+
+* ``gdp-closed-form`` -- every Gaussian group of the plan is merged exactly: n Gaussians with
+  sensitivities Delta_i and noise sigma_i compose to mu-GDP with mu^2 = sum Delta_i^2/sigma_i^2 (Dong,
+  Roth & Su 2022, Cor. 3.3; the privacy-loss law is N(mu^2/2, mu^2)). A plan of Gaussians only is
+  answered in closed form, delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2), in Arb.
+* ``pld-lattice`` -- otherwise each group's privacy-loss law (closed-form CDF,
+  :mod:`certdp.accounting.losses`) is discretized pessimistically and optimistically on h*Z
+  (:mod:`certdp.accounting.pld`), powered to its count, and the groups are composed by a balanced
+  tree; the merged Gaussian enters as one more law. Both adjacency directions (remove / add) are
+  composed separately -- one neighbouring pair fixes the direction of every step -- and the
+  maximum is taken.
+
+The lattice step h = 2^-grid_bits is chosen so that the bracket's relative width is <= ``rtol``
+(a coarse run predicts the step; at most a few refinements), unless ``grid_bits`` is given.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from flint import arb
+
+from certdp.accounting.losses import (
+    LossLaw,
+    XFormLaw,
+    discretize,
+    discretize_x,
+    gaussian_loss,
+    ggm_loss,
+    laplace_loss,
+    subsampled_gaussian_losses,
+)
+from certdp.accounting.pld import LatticePLD, compose_all, power
+from certdp.accounting.plan import Plan, parse_plan
+from certdp.numbers import (
+    Enclosure,
+    InputError,
+    UndecidedError,
+    arb_of,
+    certified_monotone_bracket,
+    parse_nonnegative,
+    parse_probability,
+    working_precision,
+)
+from certdp.numbers.balls import ball_endpoints
+
+__all__ = ["Composition", "account", "gdp_mu_squared", "gdp_delta_ball", "MAX_GRID_BITS", "lattice_bounds"]
+
+MAX_GRID_BITS = 24
+MAX_COEFFICIENTS = 2**23
+MIN_GRID_BITS = 4
+
+
+@dataclass
+class Composition:
+    """The certified answer for one plan at one epsilon (``delta`` is None) or one delta."""
+
+    plan: Plan
+    epsilon: Fraction | None
+    delta: Fraction | None
+    enclosure: Enclosure | None          # delta enclosure (epsilon mode) or epsilon enclosure (delta mode)
+    epsilon_upper_infinite: bool = False  # delta mode: no finite eps certified at this discretization
+    methods: list[dict[str, str]] = field(default_factory=list)
+    discretization: dict[str, str] | None = None
+    directions: dict[str, list[str]] = field(default_factory=dict)
+    timing_seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def relative_width(self) -> float:
+        if self.enclosure is None or self.epsilon_upper_infinite or self.enclosure.upper == 0:
+            return math.inf
+        return float((self.enclosure.upper - self.enclosure.lower) / self.enclosure.upper)
+
+
+# ------------------------------------------------------------------------------ GDP closed form
+
+def gdp_mu_squared(plan: Plan) -> Fraction:
+    """mu^2 = sum count * (Delta/sigma)^2 over the plan's Gaussian groups (exact)."""
+    return sum((g.count * (g.get("sensitivity") / g.get("sigma")) ** 2 for g in plan.groups
+                if g.mechanism == "gaussian"), Fraction(0))
+
+
+def gdp_delta_ball(mu2: Fraction, epsilon: arb) -> arb:
+    """delta(eps) of mu-GDP at the current precision: Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)."""
+    from certdp.engines.closed_form import gaussian_profile
+
+    mu = arb_of(mu2).sqrt()
+    return gaussian_profile(arb(1), epsilon, mu)
+
+
+def _gdp_delta(mu2: Fraction, eps: Fraction) -> Enclosure:
+    for bits in (128, 256, 512, 1024, 2048, 4096):
+        with working_precision(bits):
+            ball = gdp_delta_ball(mu2, arb_of(eps))
+            if ball.is_finite() and (ball.rad() == 0 or ball.rel_accuracy_bits() >= 50):
+                return Enclosure.from_arb(ball, bits, digits=20)
+    raise UndecidedError("GDP closed form did not reach 50 correct bits at 4096 bits")
+
+
+def _gdp_epsilon(mu2: Fraction, delta: Fraction) -> tuple[Enclosure, list[str]]:
+    """Certified bracket of eps(delta) for mu-GDP (delta(eps) strictly decreasing in eps)."""
+    with working_precision(256):
+        at_zero = gdp_delta_ball(mu2, arb(0))
+    if at_zero <= arb_of(delta):
+        return Enclosure(Fraction(0), Fraction(0)), ["delta(0) <= delta: pure 0-DP at this delta"]
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    mu = math.sqrt(float(mu2))
+
+    def g(e):
+        return math.log(max(norm.cdf(-e / mu + mu / 2) - math.exp(e) * norm.cdf(-e / mu - mu / 2), 1e-300)) \
+            - math.log(float(delta))
+
+    candidate = None
+    try:
+        hi = 1.0
+        while g(hi) > 0 and hi < 1e4:
+            hi *= 2
+        candidate = brentq(g, 0.0, hi, xtol=1e-14) if g(hi) <= 0 else None
+    except (ValueError, OverflowError, ZeroDivisionError):
+        candidate = None
+    bracket = certified_monotone_bracket(lambda t: gdp_delta_ball(mu2, t), delta, increasing=False,
+                                         candidate=candidate if candidate and candidate > 0 else None,
+                                         rtol=Fraction(1, 10**13))
+    return Enclosure(Fraction(bracket.lo), Fraction(bracket.hi)), list(bracket.notes)
+
+
+# ------------------------------------------------------------------------------ lattice route
+
+def _group_laws(plan: Plan) -> list[tuple[str, dict[str, LossLaw | XFormLaw], int]]:
+    """(method label, {direction: law}, count) per lattice component (Gaussians merged into one)."""
+    out: list[tuple[str, dict[str, LossLaw], int]] = []
+    mu2 = gdp_mu_squared(plan)
+    if mu2 > 0:
+        law = gaussian_loss(mu2)
+        out.append(("gaussian", {"remove": law, "add": law}, 1))
+    for g in plan.groups:
+        if g.mechanism == "laplace":
+            law = laplace_loss(g.get("scale"), g.get("sensitivity"))
+            out.append(("laplace", {"remove": law, "add": law}, g.count))
+        elif g.mechanism == "ggm":
+            if g.get("shape") == 1:  # GGD with p = 1 is Laplace(b)
+                law = laplace_loss(g.get("scale"), g.get("sensitivity"))
+            else:
+                law = ggm_loss(g.get("scale"), g.get("shape"), g.get("sensitivity"))
+            out.append(("ggm", {"remove": law, "add": law}, g.count))
+        elif g.mechanism == "subsampled-gaussian":
+            if g.get("sampling_rate") == 1:
+                law = gaussian_loss(1 / g.get("sigma") ** 2)
+                out.append(("subsampled-gaussian", {"remove": law, "add": law}, g.count))
+            else:
+                remove, add = subsampled_gaussian_losses(g.get("sigma"), g.get("sampling_rate"))
+                out.append(("subsampled-gaussian", {"remove": remove, "add": add}, g.count))
+    return out
+
+
+def _settings(plan: Plan, delta_ref: Fraction | None) -> tuple[int, float, int]:
+    """(scale_bits, tail probability per truncation, tail in integer units)."""
+    pieces = sum(max(1, c.bit_length()) * 2 for c in (g.count for g in plan.groups)) + 2 * len(plan.groups) + 4
+    ref = float(delta_ref) if delta_ref is not None else 1e-12
+    ref = min(max(ref, 1e-300), 1e-3)
+    tail_prob = ref * 2.0**-24 / pieces
+    tail_bits = math.ceil(-math.log2(tail_prob))
+    scale_bits = max(64, tail_bits + 28)
+    return scale_bits, tail_prob, math.floor(tail_prob * 2.0**scale_bits)
+
+
+def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None,
+                   cache: dict | None = None, sides: tuple[str, ...] = ("upper", "lower")
+                   ) -> dict[str, tuple[LatticePLD, LatticePLD]]:
+    """{direction: (upper, lower)} composed lattice measures of the plan at step 2^-grid_bits
+    (a side not in ``sides`` is None: not computed)."""
+    scale_bits, tail_prob, tail = _settings(plan, delta_ref)
+    coarse_mass = (float(delta_ref) if delta_ref is not None else 1e-12) * 2.0**-7
+    components = _group_laws(plan)
+    symmetric = all(laws["remove"] is laws["add"] for _, laws, _ in components)
+    directions = ("remove",) if symmetric else ("remove", "add")
+    out = {}
+    for direction in directions:
+        ups, lows = [], []
+        for _, laws, count in components:
+            law = laws[direction]
+            key = (id(law), law.name, grid_bits, scale_bits, count)
+            if cache is not None and key in cache:
+                up, low = cache[key]
+            else:
+                if isinstance(law, XFormLaw):
+                    up1, low1 = discretize_x(law, grid_bits, scale_bits, tail_prob, coarse_mass)
+                else:
+                    up1, low1 = discretize(law, grid_bits, scale_bits, tail_prob, coarse_mass)
+                up = power(up1.truncated(tail), count, tail) if "upper" in sides else None
+                low = power(low1.truncated(tail), count, tail) if "lower" in sides else None
+                if cache is not None:
+                    cache[key] = (up, low)
+            ups.append(up)
+            lows.append(low)
+        out[direction] = (compose_all(ups, tail) if "upper" in sides else None,
+                          compose_all(lows, tail) if "lower" in sides else None)
+    if symmetric:
+        out = {"both": out["remove"]}
+    return out
+
+
+def _lattice_answer(bounds: dict[str, tuple[LatticePLD, LatticePLD]], eps: Fraction | None,
+                    delta: Fraction | None) -> tuple[Enclosure | None, bool, dict[str, list[str]]]:
+    per: dict[str, list[str]] = {}
+    los, his = [], []
+    infinite = False
+    for direction, (up, low) in bounds.items():
+        if eps is not None:
+            hi, lo = up.delta_bound(eps), low.delta_bound(eps)
+            hi = min(hi, Fraction(1))
+        else:
+            hi, lo = up.epsilon_bound(delta), low.epsilon_bound(delta)
+            if lo is None:
+                lo = Fraction(0)
+        if hi is None:
+            infinite = True
+            per[direction] = [_str(lo, "down"), "inf"]
+        else:
+            his.append(hi)
+            per[direction] = [_str(lo, "down"), _str(hi, "up")]
+        los.append(lo)
+    lower = max(los)
+    if infinite:
+        return Enclosure(lower, lower), True, per
+    enc = Enclosure(lower, max(his))
+    return _outward(enc), False, per
+
+
+def _outward(enc: Enclosure, digits: int = 20) -> Enclosure:
+    from certdp.numbers import round_decimal
+
+    return Enclosure(Fraction(round_decimal(enc.lower, digits, "down")) if enc.lower else Fraction(0),
+                     Fraction(round_decimal(enc.upper, digits, "up")) if enc.upper else Fraction(0))
+
+
+def _str(q: Fraction, direction: str) -> str:
+    from certdp.numbers import exact_str, round_decimal
+
+    return exact_str(Fraction(round_decimal(q, 20, direction))) if q else "0"
+
+
+def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bits: int | None = None,
+            rtol: object = "0.01", max_grid_bits: int = MAX_GRID_BITS) -> Composition:
+    """Certified delta(eps) (give ``epsilon``) or eps(delta) (give ``delta``) of the composed ``plan``."""
+    start = time.perf_counter()
+    plan = parse_plan(plan)
+    if (epsilon is None) == (delta is None):
+        raise InputError("epsilon", "give exactly one of epsilon and delta")
+    eps = parse_nonnegative(epsilon, "epsilon") if epsilon is not None else None
+    dlt = parse_probability(delta, "delta") if delta is not None else None
+    tol = parse_nonnegative(rtol, "rtol")
+    if not 0 < tol < 1:
+        raise InputError("rtol", "must lie in (0, 1)")
+    if grid_bits is not None and not (isinstance(grid_bits, int) and MIN_GRID_BITS <= grid_bits <= MAX_GRID_BITS):
+        raise InputError("grid_bits", f"must be an integer in [{MIN_GRID_BITS}, {MAX_GRID_BITS}]")
+    mu2 = gdp_mu_squared(plan)
+    non_gauss = [g for g in plan.groups if g.mechanism != "gaussian"]
+    methods = [{"group": g.label(), "method": "gdp-closed-form" if g.mechanism == "gaussian" and not non_gauss
+                else ("gdp-merged-then-pld-lattice" if g.mechanism == "gaussian" else "pld-lattice")}
+               for g in plan.groups]
+    result = Composition(plan, eps, dlt, None, methods=methods)
+    if not non_gauss:
+        if eps is not None:
+            result.enclosure = _gdp_delta(mu2, eps)
+        else:
+            result.enclosure, result.notes = _gdp_epsilon(mu2, dlt)
+        result.discretization = {"route": "closed-form", "mu_squared": _exact(mu2)}
+        result.timing_seconds = round(time.perf_counter() - start, 6)
+        return result
+    steps = sum(g.count for g in non_gauss) + (1 if mu2 > 0 else 0)
+    if grid_bits is None:
+        bits = min(max(MIN_GRID_BITS, math.ceil(math.log2(steps / 0.2))), max_grid_bits)
+        adaptive = True
+    else:
+        bits, adaptive = grid_bits, False
+    cache: dict = {}
+    previous = math.inf
+    for _ in range(4):
+        bounds = lattice_bounds(plan, bits, dlt if dlt is not None else None, cache)
+        enc, infinite, per = _lattice_answer(bounds, eps, dlt)
+        result.enclosure, result.epsilon_upper_infinite, result.directions = enc, infinite, per
+        width = result.relative_width
+        # absolute floor: a delta bracket inside [0, 1e-12] is accepted as it is
+        tiny = eps is not None and enc is not None and enc.upper <= Fraction(1, 10**12)
+        stalled = width > previous / 1.5  # the last refinement did not help (e.g. true delta = 0)
+        if not adaptive or width <= float(tol) or tiny or stalled or bits >= max_grid_bits:
+            break
+        previous = width
+        grow = 1 if not math.isfinite(width) else max(1, math.ceil(math.log2(width / float(tol) * 1.05)))
+        longest = max(max(up.length, low.length) for up, low in bounds.values())
+        if longest * 2**grow > MAX_COEFFICIENTS:
+            grow = max(0, int(math.log2(MAX_COEFFICIENTS / max(longest, 1))))
+            if grow == 0:
+                result.notes.append("stopped refining: the composed support would exceed "
+                                    f"{MAX_COEFFICIENTS} lattice points")
+                break
+        bits = min(bits + grow, max_grid_bits)
+        cache.clear()
+    scale_bits, tail_prob, _ = _settings(plan, dlt)
+    result.discretization = {"route": "pld-lattice", "grid_step": f"2^-{bits}", "grid_bits": str(bits),
+                             "scale_bits": str(scale_bits), "tail_per_truncation": f"{tail_prob:.3e}"}
+    if adaptive and result.relative_width > float(tol):
+        result.notes.append(f"relative width {result.relative_width:.3g} > rtol {float(tol)} at the finest "
+                            f"grid tried (2^-{bits})")
+    result.timing_seconds = round(time.perf_counter() - start, 6)
+    return result
+
+
+def _exact(q: Fraction) -> str:
+    from certdp.numbers import exact_str
+
+    return exact_str(q)

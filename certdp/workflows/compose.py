@@ -1,0 +1,377 @@
+"""Composition workflows: certified accounting of a plan, and calibration under composition.
+
+* :func:`compose` -- a ``composition`` certificate: claim ``delta-enclosure`` (delta(eps) of the
+  composed plan lies in ``delta_enclosure``) or ``epsilon-enclosure`` (the smallest eps with
+  delta(eps) <= delta lies in ``extra.epsilon_enclosure``: the plan is (upper, delta)-DP and is
+  not (e, delta)-DP for any e < lower).
+* :func:`calibrate_composed` -- the per-step noise of ``compositions`` identical steps
+  (``gaussian`` sigma, ``laplace`` scale, ``subsampled-gaussian`` noise multiplier) as a certified
+  bracket, method ``composed-pld``: the safe end's composed *upper* bound is <= delta, the other
+  end's composed *lower* bound is > delta. Monotonicity (claim ``minimal``) is the
+  data-processing inequality: more noise is a post-processing of less noise, per step and hence
+  for the composition (Gaussian: N(0, s'^2) = N(0, s^2) + N(0, s'^2 - s^2); Laplace: Lap(b') =
+  Lap(b) + Y, Y = 0 w.p. (b/b')^2 else Lap(b'), by characteristic functions; the subsampled
+  Gaussian adds the same independent Gaussian noise after subsampling).
+* :func:`check_composition` / :func:`check_composed_calibration` -- what ``certdp verify`` runs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from typing import Any, Callable
+
+from flint import arb
+
+from certdp.accounting.accountant import Composition, MAX_GRID_BITS, MIN_GRID_BITS, account, lattice_bounds
+from certdp.accounting.plan import parse_plan
+from certdp.certificate import Certificate, Stopwatch
+from certdp.numbers import (
+    Enclosure,
+    InputError,
+    certified_monotone_bracket,
+    exact_str,
+    parse_positive,
+    parse_positive_int,
+    parse_probability,
+)
+
+__all__ = ["compose", "calibrate_composed", "COMPOSABLE", "COMPOSITION_LEMMA", "COMPOSED_MONOTONICITY",
+           "check_composition", "check_composed_calibration"]
+
+#: mechanism -> (parameter it calibrates, fixed parameters with defaults)
+COMPOSABLE: dict[str, tuple[str, dict[str, str | None]]] = {
+    "gaussian": ("sigma", {"sensitivity": "1"}),
+    "laplace": ("scale", {"sensitivity": "1"}),
+    "subsampled-gaussian": ("sigma", {"sampling_rate": None}),
+}
+
+COMPOSITION_LEMMA = ("privacy-loss distributions composed by convolution; pessimistic (loss rounded up, "
+                     "upper ends of certified bin masses, tails to +infinity) and optimistic (rounded down, "
+                     "lower ends, tails dropped) discretizations on h*Z, exact integer convolution with "
+                     "directed rescaling, both adjacency directions (max); Gaussian groups merged exactly "
+                     "into mu-GDP (Dong, Roth & Su 2022, Cor. 3.3)")
+GDP_LEMMA = ("a plan of Gaussians is exactly mu-GDP with mu^2 = sum count Delta^2/sigma^2 (Dong, Roth & Su 2022, "
+             "Cor. 3.3); delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) in Arb")
+COMPOSED_MONOTONICITY = {
+    "gaussian": "delta decreasing in sigma (data processing: N(0,s'^2) = N(0,s^2) + N(0,s'^2-s^2))",
+    "laplace": "delta decreasing in b (data processing: Lap(b') = Lap(b) + Y, Y = 0 w.p. (b/b')^2 else Lap(b'))",
+    "subsampled-gaussian": "delta decreasing in sigma (data processing: extra independent Gaussian noise)",
+}
+
+
+def _method(c: Composition) -> str:
+    return "gdp-closed-form" if c.discretization and c.discretization.get("route") == "closed-form" \
+        else "pld-lattice-accountant"
+
+
+def composition_lemma(method: str) -> str:
+    return GDP_LEMMA if method == "gdp-closed-form" else COMPOSITION_LEMMA
+
+
+def _certificate(c: Composition, clock: Stopwatch) -> Certificate:
+    method = _method(c)
+    extra: dict[str, Any] = {"groups": c.methods, "discretization": dict(c.discretization or {})}
+    if c.notes:
+        extra["notes"] = list(c.notes)
+    if c.delta is None:
+        return Certificate.for_composition(
+            claim="delta-enclosure", plan=c.plan.canonical_json(), inputs={"epsilon": c.epsilon},
+            delta_enclosure=c.enclosure, method=method, lemma=composition_lemma(method),
+            timing_seconds=clock.elapsed(), extra=extra)
+    ends = c.enclosure.strings() if not c.epsilon_upper_infinite else [exact_str(c.enclosure.lower), "inf"]
+    if c.epsilon_upper_infinite:
+        raise InputError("delta", "no finite epsilon could be certified at this delta (the certified tail mass "
+                                  "at +infinity exceeds it): try a larger delta or a finer grid")
+    extra["epsilon_enclosure"] = ends
+    return Certificate.for_composition(
+        claim="epsilon-enclosure", plan=c.plan.canonical_json(), inputs={"delta": c.delta},
+        method=method, lemma=composition_lemma(method), timing_seconds=clock.elapsed(), extra=extra)
+
+
+def compose(plan: Any, *, epsilon: object = None, delta: object = None, grid_bits: int | None = None,
+            rtol: object = "0.01") -> Certificate:
+    """A ``composition`` certificate for ``plan`` at ``epsilon`` (delta enclosure) or ``delta``."""
+    clock = Stopwatch()
+    return _certificate(account(plan, epsilon=epsilon, delta=delta, grid_bits=grid_bits, rtol=rtol), clock)
+
+
+def composition_result(plan: Any, **kw: Any) -> tuple[Composition, Certificate]:
+    clock = Stopwatch()
+    c = account(plan, **kw)
+    return c, _certificate(c, clock)
+
+
+# ------------------------------------------------------------------------------ calibration
+
+def _plan_for(mechanism: str, value: Fraction, fixed: dict[str, Fraction], count: int) -> dict:
+    parameter, _ = COMPOSABLE[mechanism]
+    return {"mechanisms": [{"mechanism": mechanism, parameter: exact_str(value), "count": count,
+                            **{k: exact_str(v) for k, v in fixed.items()}}]}
+
+
+def _composed_fixed(mechanism: str, fixed: dict[str, Any]) -> dict[str, Fraction]:
+    _, spec = COMPOSABLE[mechanism]
+    unknown = sorted(set(fixed) - set(spec))
+    if unknown:
+        raise InputError(unknown[0], f"not a parameter of {mechanism} under composition (known: {', '.join(spec)})")
+    out = {}
+    for key, default in spec.items():
+        raw = fixed.get(key, default)
+        if raw is None:
+            raise InputError(key, f"required for {mechanism}")
+        value = parse_positive(raw, key)
+        if key == "sampling_rate" and not value <= 1:
+            raise InputError(key, f"must lie in (0, 1] (got {exact_str(value)})")
+        out[key] = value
+    return out
+
+
+def composed_profile(mechanism: str, eps: Fraction, fixed: dict[str, Fraction], count: int,
+                     grid_bits: int | None) -> Callable[[arb], tuple[arb, arb, bool]]:
+    """``t -> (lower, upper, settled)`` certified bounds of the composed delta(eps) at parameter t.
+
+    ``t`` is an exact decimal point (the bracket probes decimals); Gaussians use the exact GDP closed
+    form (precision-escalated by the caller), the others the lattice accountant at ``grid_bits``
+    (precision does not tighten a lattice bracket: ``settled`` is True).
+    """
+    from certdp.numbers.balls import ball_endpoints
+
+    parameter_name = COMPOSABLE[mechanism][0]
+
+    def profile(t: arb) -> arb | tuple[arb, arb, bool]:
+        if mechanism == "gaussian":  # k steps of N(0, t^2) = one with sensitivity Delta sqrt(k)
+            from certdp.engines.closed_form import gaussian_profile
+            from certdp.numbers import arb_of
+
+            return gaussian_profile(t, arb_of(eps), arb_of(fixed["sensitivity"]) * arb(count).sqrt())
+        # delta is decreasing in the noise (the lemma): the upper bound at the ball's lower end and the
+        # lower bound at its upper end hold for every point of the ball
+        lo, hi = ball_endpoints(t)
+        if not lo > 0:
+            raise InputError(parameter_name, "must be > 0")
+        at_lo = lattice_bounds(parse_plan(_plan_for(mechanism, lo, fixed, count)), grid_bits, None,
+                               sides=("upper",) if hi != lo else ("upper", "lower"))
+        at_hi = at_lo if hi == lo else lattice_bounds(parse_plan(_plan_for(mechanism, hi, fixed, count)),
+                                                      grid_bits, None, sides=("lower",))
+        high = min(Fraction(1), max(up.delta_bound(eps) for up, _ in at_lo.values()))
+        low = max(low_side.delta_bound(eps) for _, low_side in at_hi.values())
+        from certdp.numbers import arb_of
+
+        return arb_of(low), arb_of(high), True
+
+    return profile
+
+
+def _float_candidate(mechanism: str, eps: Fraction, delta: Fraction, fixed: dict[str, Fraction],
+                     count: int) -> float | None:
+    from certdp.mechanisms.gaussian import Gaussian
+
+    log_delta = math.log(float(delta)) if float(delta) > 0 else None
+    if log_delta is None:
+        return None
+    if mechanism == "gaussian":
+        single = Gaussian.float_candidate(float(eps), log_delta, sensitivity=fixed["sensitivity"])
+        return None if single is None else single * math.sqrt(count)
+    return None
+
+
+def default_grid_bits(mechanism: str, count: int) -> int:
+    """Lattice step of a calibration's profile evaluations: K h ~ 0.02 (a ~1-2 % wide delta bracket)."""
+    return min(max(MIN_GRID_BITS, math.ceil(math.log2(max(count, 1) / 0.02))), 18)
+
+
+def calibrate_composed(mechanism: str, *, epsilon: object, delta: object, compositions: object,
+                       rtol: object = None, grid_bits: int | None = None, **fixed: Any) -> Certificate:
+    """Per-step noise for ``compositions`` identical steps of ``mechanism`` at (epsilon, delta)."""
+    from certdp.workflows.methods import METHODS
+
+    clock = Stopwatch()
+    if mechanism not in COMPOSABLE:
+        raise InputError("mechanism", f"calibration under composition supports {', '.join(COMPOSABLE)}, "
+                                      f"not {mechanism!r}")
+    parameter, _ = COMPOSABLE[mechanism]
+    eps = parse_positive(epsilon, "epsilon")
+    dlt = parse_probability(delta, "delta")
+    count = parse_positive_int(compositions, "compositions")
+    params = _composed_fixed(mechanism, fixed)
+    gaussian = mechanism == "gaussian"
+    tol = parse_positive(rtol if rtol is not None else ("1e-12" if gaussian else "0.02"), "rtol")
+    if not tol < 1:
+        raise InputError("rtol", "must be < 1")
+    bits = None if gaussian else (grid_bits or default_grid_bits(mechanism, count))
+    profile = composed_profile(mechanism, eps, params, count, bits)
+    candidate = _float_candidate(mechanism, eps, dlt, params, count)
+    bracket = certified_monotone_bracket(profile, dlt, increasing=False, candidate=candidate, rtol=tol)
+    method = METHODS["composed-pld"]
+    notes = list(bracket.notes)
+    if bracket.relative_width > tol:
+        notes.append(f"relative width {float(bracket.relative_width):.3g} > rtol: limited by the lattice step "
+                     f"2^-{bits} (pass grid_bits for a finer one); rtol is not claimed")
+        tol = None
+    inputs = {"compositions": str(count)}
+    if bits is not None:
+        inputs["grid_step"] = exact_str(Fraction(1, 2**bits))
+    return Certificate.for_calibration(
+        claim=method.claim(mechanism), mechanism=mechanism, parameter=parameter, parameters=params,
+        epsilon=eps, delta=dlt, rtol=tol, interval=(bracket.lo, bracket.hi), safe_side="upper",
+        method=method.name, lemma=method.lemma(mechanism), delta_enclosure=bracket.delta_at_safe,
+        inputs=inputs, precision_bits=bracket.precision_bits, timing_seconds=clock.elapsed(),
+        extra={"evaluations": bracket.evaluations,
+               "delta_enclosure_at_unsafe_end": bracket.delta_at_unsafe.strings(),
+               **({"notes": notes} if notes else {})},
+    )
+
+
+# ------------------------------------------------------------------------------ verification
+
+class _Fail(Exception):
+    pass
+
+
+def _require(ok: bool, message: str) -> None:
+    if not ok:
+        raise _Fail(message)
+
+
+def check_composition(cert: Certificate, say: Callable[[str], None],
+                      check_recorded: Callable[..., None], enclosure_of: Callable[[Any, str], Enclosure],
+                      invalid: type[Exception]) -> None:
+    """Re-prove a ``composition`` certificate (called by :func:`certdp.workflows.verify.verify`)."""
+    try:
+        _check_composition(cert, say, check_recorded, enclosure_of)
+    except _Fail as exc:
+        raise invalid(str(exc)) from None
+
+
+def _check_composition(cert, say, check_recorded, enclosure_of) -> None:
+    from certdp.certificate import number_text
+
+    _require(cert.mechanism == "plan", "a composition certificate's mechanism is 'plan'")
+    _require(set(cert.parameters) == {"plan"}, "a composition records exactly parameters.plan")
+    plan = parse_plan(cert.parameters["plan"])
+    _require(plan.canonical_json() == cert.parameters["plan"], "parameters.plan is not in canonical form")
+    _require(cert.guarantee == cert.statement(), "the guarantee text does not match the certified content")
+    _require(cert.parameter is None and cert.value is None and cert.interval is None and cert.safe_side is None
+             and cert.verdict is None and cert.condition is None,
+             "a composition has no parameter, value, interval, safe side, verdict or condition")
+    _require(cert.method in ("gdp-closed-form", "pld-lattice-accountant"), f"unknown method {cert.method!r}")
+    _require(cert.lemma == composition_lemma(cert.method), "the lemma text is not the method's")
+    disc = cert.extra.get("discretization")
+    _require(isinstance(disc, dict), "extra.discretization is missing")
+    allowed = {"groups", "discretization", "notes", "epsilon_enclosure"}
+    unknown = sorted(set(cert.extra) - allowed)
+    _require(not unknown, f"extra field(s) {', '.join(unknown)} are not part of a composition certificate")
+    if "notes" in cert.extra:
+        _require(isinstance(cert.extra["notes"], list), "extra.notes must be a list")
+    if cert.claim == "delta-enclosure":
+        _require(set(cert.inputs) == {"epsilon"}, "a delta enclosure has exactly inputs.epsilon")
+        eps = number_text(cert.inputs["epsilon"], "inputs.epsilon")
+        _require(eps >= 0, "inputs.epsilon must be >= 0")
+        _require("epsilon_enclosure" not in cert.extra, "a delta enclosure records no epsilon enclosure")
+        kw: dict[str, Any] = {"epsilon": eps}
+    else:
+        _require(set(cert.inputs) == {"delta"}, "an epsilon enclosure has exactly inputs.delta")
+        dlt = number_text(cert.inputs["delta"], "inputs.delta")
+        _require(0 < dlt < 1, "inputs.delta must be in (0, 1)")
+        _require(cert.delta_enclosure is None, "an epsilon enclosure records no delta enclosure")
+        kw = {"delta": dlt}
+    if cert.method == "gdp-closed-form":
+        _require(all(g.mechanism == "gaussian" for g in plan.groups), "gdp-closed-form needs a Gaussian-only plan")
+        grid = None
+    else:
+        _require(any(g.mechanism != "gaussian" for g in plan.groups), "a Gaussian-only plan is closed form")
+        text = disc.get("grid_bits")
+        _require(isinstance(text, str) and text.isdigit(), "extra.discretization.grid_bits must be an integer")
+        grid = int(text)
+        _require(MIN_GRID_BITS <= grid <= MAX_GRID_BITS, f"grid_bits must be in [{MIN_GRID_BITS}, {MAX_GRID_BITS}]")
+    redo = account(plan, grid_bits=grid, **kw)
+    _require(redo.methods == cert.extra.get("groups"), "extra.groups is not what the accountant reports for this plan")
+    _require(redo.discretization == disc, f"extra.discretization is not the accountant's ({redo.discretization})")
+    path = "the GDP closed form in Arb" if grid is None else f"the lattice accountant at the recorded step 2^-{grid}"
+    say(f"recomputed by {path}")
+    if cert.claim == "delta-enclosure":
+        _require(cert.delta_enclosure is not None, "a delta enclosure is recorded")
+        check_recorded(enclosure_of(cert.delta_enclosure, "delta_enclosure"), redo.enclosure, "delta enclosure")
+    else:
+        _require(not redo.epsilon_upper_infinite, "no finite epsilon is certified at this delta")
+        check_recorded(enclosure_of(cert.extra.get("epsilon_enclosure"), "extra.epsilon_enclosure"), redo.enclosure,
+                       "epsilon enclosure")
+
+
+def check_composed_calibration(cert: Certificate, say: Callable[[str], None], classify: Callable,
+                               check_recorded: Callable[..., None], enclosure_of: Callable,
+                               invalid: type[Exception], undecided: type[Exception]) -> None:
+    """Re-prove a ``composed-pld`` calibration: both ends recomputed from the exact inputs."""
+    from certdp.certificate import number_text
+    from certdp.workflows.methods import METHODS
+
+    def need(ok: bool, message: str) -> None:
+        if not ok:
+            raise invalid(message)
+
+    name = cert.mechanism
+    need(name in COMPOSABLE, f"{name!r} has no calibration under composition")
+    parameter, spec = COMPOSABLE[name]
+    method = METHODS["composed-pld"]
+    need(cert.kind == "calibration" and cert.claim == method.claim(name), "a composed-pld calibration claims 'minimal'")
+    need(cert.lemma == method.lemma(name), "the lemma text is not the method's")
+    need(cert.parameter == parameter, f"{name}'s parameter is {parameter!r}")
+    need(cert.guarantee == cert.statement(), "the guarantee text does not match the certified content")
+    need(cert.verdict is None and cert.condition is None, "a calibration has no verdict or condition")
+    need(cert.safe_side == "upper", "the safe side of a noise scale is 'upper'")
+    try:
+        params = _composed_fixed(name, dict(cert.parameters))
+    except InputError as exc:
+        raise invalid(f"parameters: {exc}") from None
+    need({k: exact_str(v) for k, v in params.items()} == cert.parameters, "parameters are not in canonical form")
+    gaussian = name == "gaussian"
+    allowed_inputs = {"epsilon", "delta", "rtol", "compositions"} | (set() if gaussian else {"grid_step"})
+    need(set(cert.inputs) <= allowed_inputs and {"epsilon", "delta", "compositions"} <= set(cert.inputs),
+         "inputs are not those of a composed-pld calibration")
+    eps = number_text(cert.inputs["epsilon"], "inputs.epsilon")
+    dlt = number_text(cert.inputs["delta"], "inputs.delta")
+    need(eps > 0 and 0 < dlt < 1, "inputs out of domain")
+    text = cert.inputs["compositions"]
+    need(text.isdigit() and int(text) >= 1 and str(int(text)) == text, "inputs.compositions must be a positive integer")
+    count = int(text)
+    bits = None
+    if not gaussian:
+        need("grid_step" in cert.inputs, "inputs.grid_step is missing")
+        step = number_text(cert.inputs["grid_step"], "inputs.grid_step")
+        need(step > 0 and step.numerator == 1 and step.denominator & (step.denominator - 1) == 0,
+             "inputs.grid_step must be 2^-k")
+        bits = step.denominator.bit_length() - 1
+        need(MIN_GRID_BITS <= bits <= MAX_GRID_BITS, "inputs.grid_step out of range")
+    extra_allowed = {"evaluations", "delta_enclosure_at_unsafe_end", "notes"}
+    need(set(cert.extra) <= extra_allowed, "extra fields are not those of a composed-pld calibration")
+    need(cert.interval is not None, "a calibration records an interval")
+    lo, hi = (Fraction(x) for x in cert.interval)
+    need(0 < lo < hi, "interval must be positive and increasing")
+    need(Fraction(cert.value) == hi, "value is not the safe end of the interval")
+    if "rtol" in cert.inputs:
+        rtol = number_text(cert.inputs["rtol"], "inputs.rtol")
+        need(0 < rtol < 1 and (hi - lo) / hi <= rtol, "the interval is wider than rtol")
+    profile = composed_profile(name, eps, params, count, bits)
+    say(f"recomputed by {'the GDP closed form' if gaussian else f'the lattice accountant at step 2^-{bits}'}")
+    from certdp.numbers import Decision
+
+    decision, enc = classify(profile, hi, dlt)
+    need(decision is not Decision.NO, f"value {exact_str(hi)} is NOT private after {count} compositions: {enc}")
+    if decision is Decision.UNKNOWN:
+        raise undecided(f"could not decide the safe end {exact_str(hi)} ({enc})")
+    say(f"value {exact_str(hi)} is private after {count} compositions: composed delta in {enc}")
+    need(cert.delta_enclosure is not None, "a calibration records the delta enclosure at its value")
+    check_recorded(enclosure_of(cert.delta_enclosure, "delta_enclosure"), enc, "delta enclosure")
+    decision, enc_u = classify(profile, lo, dlt)
+    need(decision is not Decision.YES, f"interval end {exact_str(lo)} is private too ({enc_u}): not tight")
+    if decision is Decision.UNKNOWN:
+        raise undecided(f"could not decide the unsafe end {exact_str(lo)}")
+    say(f"interval end {exact_str(lo)} is not private: composed delta in {enc_u} > {cert.inputs['delta']}")
+    if "delta_enclosure_at_unsafe_end" in cert.extra:
+        check_recorded(enclosure_of(cert.extra["delta_enclosure_at_unsafe_end"], "extra.delta_enclosure_at_unsafe_end"),
+                       enc_u, "delta enclosure at the unsafe end")
+
+
+_ = json
