@@ -90,6 +90,10 @@ def _usage_message(exc: click.UsageError) -> str:
         what = "mechanism" if ctx.command.name in ("calibrate", "profile", "audit") else "command"
         return f"{what}: '{ctx.command_path}' needs a {what} (choose from: {known})"
     hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    if isinstance(exc, click.NoSuchOption):
+        name = exc.option_name.lstrip("-") or "option"
+        suggest = f" (did you mean {', '.join(exc.possibilities)}?)" if exc.possibilities else ""
+        return f"{name}: no such option {exc.option_name!r}{suggest}{hint}"
     param = getattr(exc, "param", None)
     if isinstance(exc, click.BadParameter) and param is not None:  # MissingParameter is one too
         from certdp.cli.validate import option_name
