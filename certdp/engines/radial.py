@@ -192,6 +192,35 @@ class SGGRadialProblem:
         self.f_s = float(self.s.mid())
         self.f_k = float(self.k.mid())
 
+    # -- explicit threshold when c1 = 0 (alpha = T - 1) -----------------------------
+    def w_explicit(self, z, y: arb):
+        """``w_e(z) = ((z - y)^(2/p) - z^(2/p) - s^2) / (2 s z^(1/p))`` on a ball or a series.
+
+        For ``c1 = 0`` the loss is ``Phi = z - q^(p/2)``, so for ``z > y``
+        ``Phi(r, w) >= y  <=>  q <= (z - y)^(2/p)  <=>  w <= w_e(z)``: the threshold is
+        ``w* = clamp(w_e, -1, 1)`` in closed form (and ``w* = -1`` where ``z <= y``).  This
+        removes the kink of the p = 1 loss at ``q = 0`` (``r = s, w = -1``) from every
+        computation: ``w*`` never has to be bracketed by sign tests of ``Phi``.
+        ``(z - y)^(2/p) - z^(2/p)`` is formed as ``z^(2/p) expm1((2/p) log1p(-y/z))`` on balls
+        (no cancellation for ``z >> |y|``).
+        """
+        s = self.s
+        if isinstance(z, arb_series):
+            if self._p_is_one():
+                return (-y / s) - (s * s - y * y) / (2 * s) / z
+            two_p = 2 / self.p
+            logz = z.log()
+            a = ((z - y).log() * two_p).exp()
+            b = (logz * two_p).exp()
+            r = (logz / self.p).exp()
+            return (a - b - s * s) / (2 * s * r)
+        if self._p_is_one():
+            return (-y / s) - (s * s - y * y) / (2 * s * z)
+        two_p = 2 / self.p
+        zp = z ** two_p
+        diff = zp * ((-y / z).log1p() * two_p).expm1()
+        return (diff - s * s) / (2 * s * z ** (1 / self.p))
+
     # -- Phi and dPhi/dw on balls -------------------------------------------------
     def phi(self, z: arb, w: arb) -> arb:
         """Enclosure of ``Phi(r, w)`` for all ``r = z^(1/p)``, z in the ball ``z > 0``."""
@@ -429,6 +458,8 @@ class SGGRadialProblem:
         zball = _union(zl, zu)
         fl, fu = float(zl.mid()), float(zu.mid())
         mass = None
+        if self.c1_is_zero and fl > 0.0:
+            return self._bin_explicit(zl, zu, zball, y, minus, order)
         if fl <= 0.0:
             mass = self._mass(zl, zu)
             return arb(0).union(mass), "monotone"
@@ -461,6 +492,80 @@ class SGGRadialProblem:
             if taylor.rad() < mono.rad():
                 return taylor, "taylor"
         return mono, "monotone"
+
+    def _bin_explicit(self, zl, zu, zball, y, minus, order):
+        """One bin for ``c1 = 0`` with the closed-form threshold (:meth:`w_explicit`)."""
+        mass = self._mass(zl, zu)
+
+        def const(w_is_plus_one: bool):
+            # G = F_W(w*) (or 1 - F_W) with F_W(1) = 1, F_W(-1) = 0
+            one = w_is_plus_one != minus
+            return (mass if one else arb(0)), "constant"
+
+        if y > 0 and zu <= y:
+            return const(False)                   # z <= y: Phi <= z <= y, w* = -1
+        wb = self.w_explicit(zball, y) if zl > y else None
+        if wb is not None and _finite(wb):
+            if wb <= -1:
+                return const(False)
+            if wb >= 1:
+                return const(True)
+        taylor = None
+        if wb is not None and _finite(wb) and wb > -1 and wb < 1:
+            taylor = self._taylor_bin_explicit(zl, zu, zball, y, minus, order, wb)
+            if taylor is not None and float(taylor.rad()) < 1e-9 * float(zu.mid() - zl.mid()):
+                return taylor, "taylor"
+        # monotone enclosure: w* in [max(-1, lo w_e), min(1, hi w_e)] (w* = -1 where z <= y)
+        if wb is not None and _finite(wb):
+            wl = arb(-1) if (wb.lower() < -1 or not (zl > y)) else wb.lower()
+            wu = arb(1) if wb.upper() > 1 else wb.upper()
+            if wu < -1:
+                wu = arb(-1)
+        else:
+            wl, wu = arb(-1), arb(1)
+            if y > 0 and zl > 0:
+                wu_b = self.w_explicit(_union(arb(float(y.upper())) if zl <= y else zl, zu), y)
+                if _finite(wu_b) and wu_b.upper() < 1:
+                    wu = arb(-1) if wu_b.upper() < -1 else wu_b.upper()
+        g = _union(fw_cdf(wl, self.a_w), fw_cdf(wu, self.a_w))
+        if minus:
+            g = 1 - g
+        mono = mass * g
+        if taylor is not None and taylor.rad() < mono.rad():
+            return taylor, "taylor"
+        return mono, "monotone"
+
+    def _taylor_bin_explicit(self, zl, zu, zball, y, minus, n, wball):
+        old_prec = ctx.prec
+        ctx.prec = max(old_prec, 2200)
+        try:
+            half = (zu - zl) / 2
+            zm = (zl + zu) / 2
+        finally:
+            ctx.prec = old_prec
+        old_cap = ctx.cap
+        ctx.cap = n + 1
+        try:
+            zs = arb_series([zm, 1])
+            ws = self.w_explicit(zs, y)
+            w0 = ws.coeffs()[0]
+            if not (w0 > -1 and w0 < 1):
+                return None
+            g_mid = self._fw_series(ws, w0)
+            if minus:
+                g_mid = 1 - g_mid
+            h_mid = (self._density_series(zs) * g_mid).coeffs()
+            zsb = arb_series([zball, 1])
+            wsb = self.w_explicit(zsb, y)
+            g_b = self._fw_series(wsb, wball)
+            if minus:
+                g_b = 1 - g_b
+            h_b = (self._density_series(zsb) * g_b).coeffs()
+        except (ValueError, ZeroDivisionError):
+            return None
+        finally:
+            ctx.cap = old_cap
+        return _integrate_taylor(h_mid, h_b, half, n)
 
     def _mass(self, zl: arb, zu: arb) -> arb:
         pu = zu.gamma_lower(self.k, regularized=1)
@@ -527,25 +632,31 @@ class SGGRadialProblem:
         if minus:
             g_b = 1 - g_b
         h_b = (self._density_series(zsb) * g_b).coeffs()
-        if len(h_b) < n + 1:
-            h_b = h_b + [arb(0)] * (n + 1 - len(h_b))
-        if len(h_mid) < n:
-            h_mid = h_mid + [arb(0)] * (n - len(h_mid))
-        total = arb(0)
-        hp = half  # half^(j+1)
-        for j in range(n):
-            if j % 2 == 0:
-                total += h_mid[j] * 2 * hp / (j + 1)
-            hp = hp * half
-        # hp == half^(n+1)
-        rem = h_b[n]
-        if not _finite(rem):
-            return None
-        bound = abs(rem).upper() * 2 * hp / (n + 1)
-        total = total + arb(0, bound)
-        if not _finite(total):
-            return None
-        return total
+        return _integrate_taylor(h_mid, h_b, half, n)
+
+
+def _integrate_taylor(h_mid, h_b, half, n):
+    """``int_{-half}^{half} h(z_m + t) dt`` from the Taylor coefficients at the centre
+    (orders ``< n``) and the order-``n`` coefficient enclosed on the whole bin (Lagrange remainder)."""
+    if len(h_b) < n + 1:
+        h_b = h_b + [arb(0)] * (n + 1 - len(h_b))
+    if len(h_mid) < n:
+        h_mid = h_mid + [arb(0)] * (n - len(h_mid))
+    total = arb(0)
+    hp = half  # half^(j+1)
+    for j in range(n):
+        if j % 2 == 0:
+            total += h_mid[j] * 2 * hp / (j + 1)
+        hp = hp * half
+    # hp == half^(n+1)
+    rem = h_b[n]
+    if not _finite(rem):
+        return None
+    bound = abs(rem).upper() * 2 * hp / (n + 1)
+    total = total + arb(0, bound)
+    if not _finite(total):
+        return None
+    return total
 
 
 def _initial_edges(k: float, z_first: float, z_max: float, n_quant: int = 24) -> list[float]:
