@@ -80,9 +80,11 @@ __all__ = [
     "RadialEnclosure",
     "SGGRadialProblem",
     "sgg_delta_enclosure",
+    "pure_dp_decision",
     "fw_cdf",
 ]
 
+_DEBUG = False
 DEFAULT_ORDER = 12        # Taylor-model order n (series length n + 1)
 
 
@@ -476,7 +478,8 @@ class SGGRadialProblem:
         taylor = None
         if -1.0 < wfl < 1.0 and -1.0 < wfu < 1.0:
             taylor = self._taylor_bin(zl, zu, y, minus, order, wfl, wfu)
-            if taylor is not None and float(taylor.rad()) < 1e-3 * float(zu.mid() - zl.mid()) * 1e-6:
+            # accept without the monotone comparison only when negligible against the bin's mass
+            if taylor is not None and taylor.rad() < arb("1e-30") * self._mass(zl, zu):
                 return taylor, "taylor"
         # monotone (first-order) enclosure
         wl, wu = self.w_bracket(zball, y, min(wfl, wfu), max(wfl, wfu))
@@ -513,8 +516,6 @@ class SGGRadialProblem:
         taylor = None
         if wb is not None and _finite(wb) and wb > -1 and wb < 1:
             taylor = self._taylor_bin_explicit(zl, zu, zball, y, minus, order, wb)
-            if taylor is not None and float(taylor.rad()) < 1e-9 * float(zu.mid() - zl.mid()):
-                return taylor, "taylor"
         # monotone enclosure: w* in [max(-1, lo w_e), min(1, hi w_e)] (w* = -1 where z <= y)
         if wb is not None and _finite(wb):
             wl = arb(-1) if (wb.lower() < -1 or not (zl > y)) else wb.lower()
@@ -522,9 +523,14 @@ class SGGRadialProblem:
             if wu < -1:
                 wu = arb(-1)
         else:
+            # the bin meets z = y (y > 0): w* = -1 for z <= y; on (y, zu] enclose w_e with
+            # (z - y)^(2/p) in [0, (zu - y)^(2/p)] (the power is increasing)
             wl, wu = arb(-1), arb(1)
-            if y > 0 and zl > 0:
-                wu_b = self.w_explicit(_union(arb(float(y.upper())) if zl <= y else zl, zu), y)
+            if y > 0 and zu > y:
+                zr = _union(y, zu)
+                top = (zu - y) ** (2 / self.p) if zu > y else arb(0)
+                num = arb(0).union(top) - zr ** (2 / self.p) - self.s * self.s
+                wu_b = num / (2 * self.s * zr ** (1 / self.p))
                 if _finite(wu_b) and wu_b.upper() < 1:
                     wu = arb(-1) if wu_b.upper() < -1 else wu_b.upper()
         g = _union(fw_cdf(wl, self.a_w), fw_cdf(wu, self.a_w))
@@ -659,6 +665,57 @@ def _integrate_taylor(h_mid, h_b, half, n):
     return total
 
 
+def _exact_fraction(x):
+    """``x`` as an exact ``Fraction`` when it is one (int, Fraction, exact arb point), else ``None``."""
+    from fractions import Fraction
+
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, (int, Fraction)):
+        return Fraction(x)
+    if isinstance(x, str):
+        try:
+            return Fraction(x)
+        except ValueError:
+            return None
+    if isinstance(x, arb) and x.is_finite() and x.rad() == 0:
+        m, e = x.mid().man_exp()
+        m, e = int(m), int(e)
+        return Fraction(m * 2 ** e) if e >= 0 else Fraction(m, 2 ** -e)
+    return None
+
+
+def pure_dp_decision(dimension, alpha, power, rate, epsilon, sensitivity) -> bool | None:
+    """Is ``delta(eps) = 0`` exactly, because the privacy loss is bounded by ``beta s^p <= eps``?
+
+    For ``alpha = T - 1`` (``c1 = 0``) the loss is ``beta (r^p - |r e_1 + mu|^p)``; for
+    ``p <= 1`` the map ``x -> |x|^p`` is subadditive, so the loss is at most ``beta s^p`` (attained
+    at ``r = s``, ``w = -1``).  Hence ``eps >= beta s^p`` gives ``delta = 0`` exactly (and
+    ``eps < beta s^p`` gives ``delta > 0``: the loss exceeds ``eps`` on an open set).
+    Returns ``True`` (certified ``delta = 0``), ``False`` (certified not pure-DP, or the
+    structure does not apply) or ``None`` (balls overlap the boundary).  Exact inputs with
+    ``p = 1`` are compared as fractions, so the boundary ``eps = beta s`` itself is decided.
+    """
+    T = int(dimension)
+    fa, fp, fb, fe, fs = (_exact_fraction(v) for v in (alpha, power, rate, epsilon, sensitivity))
+    if fa is not None and fa != T - 1:
+        return False
+    if fa is None and not (to_arb(alpha) == T - 1):
+        return False
+    if fp is not None and fp == 1 and fb is not None and fe is not None and fs is not None:
+        return fe >= fb * fs
+    p = to_arb(power)
+    if not (p <= 1):
+        return False if p > 1 else None
+    bound = to_arb(rate) * to_arb(sensitivity) ** p
+    eps = to_arb(epsilon)
+    if eps >= bound:
+        return True
+    if eps < bound:
+        return False
+    return None
+
+
 def _initial_edges(k: float, z_first: float, z_max: float, n_quant: int = 24) -> list[float]:
     """Bin edges: geometric near 0 (ratio 2), quantiles of Gamma(k) in the bulk."""
     from scipy.special import gammaincinv
@@ -676,6 +733,108 @@ def _initial_edges(k: float, z_first: float, z_max: float, n_quant: int = 24) ->
     return sorted(edges)
 
 
+def _log_gamma_upper_quantile(k: float, log_target: float) -> float:
+    """float ``z`` with ``Q(k, z)`` about ``exp(log_target)``, in log space (any ``log_target < 0``).
+
+    SciPy's inverse is used while ``exp(log_target)`` is a normal double; below that the
+    asymptotic ``log Q(k, z) ~ (k-1) log z - z - lgamma(k)`` is solved by fixed-point iteration.
+    Only a bin edge: the discarded mass is enclosed by Arb afterwards.
+    """
+    from scipy.special import gammainccinv
+
+    if log_target > -700.0:
+        z = float(gammainccinv(k, math.exp(log_target)))
+        if math.isfinite(z) and z > 0:
+            return z
+    z = max(-log_target, k, 1.0)
+    for _ in range(60):
+        z_new = -log_target + (k - 1.0) * math.log(z) - math.lgamma(k) + math.log(2.0)
+        z_new = max(z_new, 1.0)
+        if abs(z_new - z) < 1e-9 * z:
+            break
+        z = z_new
+    return z
+
+
+def _log_gamma_lower_quantile(k: float, log_target: float) -> float:
+    """float ``z`` with ``P(k, z)`` about ``exp(log_target)`` (``P(k, z) <= z^k / Gamma(k+1)``)."""
+    from scipy.special import gammaincinv
+
+    if log_target > -700.0:
+        z = float(gammaincinv(k, math.exp(log_target)))
+        if math.isfinite(z) and z > 0:
+            return z
+    lz = (log_target + math.lgamma(k + 1.0)) / k
+    return max(math.exp(lz), 1e-300) if lz > -690.0 else 1e-300
+
+
+def _breakpoints(prob: SGGRadialProblem, y: float, z_lo: float, z_hi: float, n: int = 400) -> list[float]:
+    """float points where ``w*(., y)`` enters or leaves ``-1`` / ``+1`` (bin edges only).
+
+    Class of ``z``: +1 if ``Phi(z, 1) >= y``, -1 if ``Phi(z, -1) <= y``, 0 otherwise; a change of
+    class on a geometric grid is refined by bisection.  Splitting bins there (and grading towards
+    them) keeps the non-analytic points of ``F_W(w*)`` at bin edges, where the Taylor models of
+    the neighbouring bins converge geometrically.
+    """
+    def cls(z):
+        try:
+            if prob.phi_float(z, 1.0) >= y:
+                return 1
+            if prob.phi_float(z, -1.0) <= y:
+                return -1
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return None
+        return 0
+
+    if not (0 < z_lo < z_hi):
+        return []
+    ratio = (z_hi / z_lo) ** (1.0 / n)
+    out = []
+    z_prev, c_prev = z_lo, cls(z_lo)
+    for i in range(1, n + 1):
+        z = z_lo * ratio ** i
+        c = cls(z)
+        if c is not None and c_prev is not None and c != c_prev:
+            a, b = z_prev, z
+            for _ in range(80):
+                m = 0.5 * (a + b)
+                if not (a < m < b):
+                    break
+                if cls(m) == c_prev:
+                    a = m
+                else:
+                    b = m
+            out.append(0.5 * (a + b))
+        z_prev, c_prev = z, c
+    return out
+
+
+def _split_point(zl: float, zu: float, bps: list[float]) -> float:
+    """Where to split ``[zl, zu]``: at a breakpoint inside, geometrically towards one at an end,
+    geometrically near 0, else at the midpoint."""
+    for b in bps:
+        if zl < b < zu and (b - zl) > 1e-13 * zu and (zu - b) > 1e-13 * zu:
+            return b
+    for b in bps:
+        if abs(zl - b) <= 1e-13 * max(abs(b), 1e-300):
+            return zl + (zu - zl) / 16.0
+        if abs(zu - b) <= 1e-13 * max(abs(b), 1e-300):
+            return zu - (zu - zl) / 16.0
+    if zl > 0 and zu / zl > 2.0:
+        return math.sqrt(zl * zu)
+    if zl == 0:
+        return zu / 1024.0
+    return 0.5 * (zl + zu)
+
+
+def _power_of_two_scale(x: arb) -> arb:
+    """An exact power of two ``S`` with ``x S`` of order one (``x > 0``); Arb's exponent range."""
+    if not (x > 0):
+        return arb(1)
+    m, e = x.upper().mid().man_exp()
+    return arb(2) ** (-(int(e) + int(m).bit_length()))
+
+
 def sgg_delta_enclosure(
     dimension,
     alpha,
@@ -685,6 +844,8 @@ def sgg_delta_enclosure(
     sensitivity,
     eta=1e-8,
     *,
+    rel_eta: float | None = None,
+    log_delta_hint: float | None = None,
     order: int = DEFAULT_ORDER,
     max_bins: int = 20000,
     progress=None,
@@ -694,40 +855,54 @@ def sgg_delta_enclosure(
     Works at the *current* ``ctx.prec``.  Returns ``RadialEnclosure`` with
     ``lower <= delta*(eps) <= upper`` for every point of the input balls
     (parameters may be exact values or arb balls), and
-    ``upper - lower <= eta`` (absolute).  Raises :class:`RadialPrecisionError`
-    if the bin budget is exhausted first (e.g. the precision is too low for
-    the requested ``eta``).  Both sides are certified: ``lower`` is a proven
-    lower bound on the true optimal delta (so ``lower > delta_claimed`` proves
-    a claim VIOLATED), ``upper`` a proven upper bound (the paper's oracle,
-    Def. 4.3, with ``eta``-tightness).
+    ``upper - lower <= max(eta, rel_eta * lower)``.  ``eta`` (absolute) may be a float, a
+    string or an arb (``"1e-400"`` works: widths are compared in Arb, floats only rank bins
+    after scaling by a power of two).  ``rel_eta`` asks for a relative width, against the
+    certified lower bound reached so far.  ``log_delta_hint`` (a float estimate of ``ln delta``)
+    only places the first tail cut.
+
+    Raises :class:`RadialPrecisionError` when the bin budget is exhausted or the total width
+    stalls (rounding at this precision dominates: the caller raises precision); the exception's
+    ``enclosure`` attribute holds the certified (too wide) enclosure reached.  Both sides are
+    certified: ``lower`` is a proven lower bound on the true optimal delta (so ``lower >
+    delta_claimed`` proves a claim VIOLATED), ``upper`` a proven upper bound (the paper's oracle,
+    Def. 4.3, with ``eta``-tightness).  For ``alpha = T - 1`` and ``p <= 1`` the loss is bounded by
+    ``beta s^p``; if ``eps >= beta s^p`` (certified) the answer is the exact ``[0, 0]``.
     """
     prob = SGGRadialProblem(dimension, alpha, power, rate, epsilon, sensitivity)
-    eta = float(eta)
-    if eta <= 0:
+    eta_arb = eta if isinstance(eta, arb) else arb(eta if isinstance(eta, str) else repr(float(eta)))
+    if not (eta_arb > 0):
         raise ValueError("eta must be > 0")
+    eta_f = float(eta_arb.mid()) if eta_arb > arb("1e-300") else 0.0
     if prob.s_in == 0:
         z = arb(0)
-        return RadialEnclosure(z, z, eta, 0, arb(0), ctx.prec)
-    from scipy.special import gammainccinv, gammaincinv
+        return RadialEnclosure(z, z, eta_f, 0, arb(0), ctx.prec)
+    if pure_dp_decision(dimension, alpha, power, rate, epsilon, sensitivity) is True:
+        z = arb(0)
+        return RadialEnclosure(z, z, eta_f, 0, arb(0), ctx.prec,
+                               notes=["pure DP: alpha = T-1, p <= 1, loss <= beta s^p <= eps"])
 
     k = prob.f_k
-    e_eps = float(prob.exp_eps.upper())
-    eta_tail = eta / 8.0
-    tail_target = eta_tail / (1.0 + e_eps)
-    z_max = float(gammainccinv(k, tail_target))
+    e_eps = float(prob.exp_eps.upper()) if prob.exp_eps < arb("1e300") else math.inf
+    log_1pe = math.log1p(e_eps) if math.isfinite(e_eps) else float(prob.eps.upper())
+    log_eta = float(eta_arb.log().mid())
+    log_goal = log_eta
+    if rel_eta is not None and log_delta_hint is not None and math.isfinite(log_delta_hint):
+        log_goal = max(log_goal, math.log(rel_eta) + log_delta_hint)
+    log_tail = log_goal - math.log(8.0) - log_1pe
+    z_max = _log_gamma_upper_quantile(k, log_tail)
     if not math.isfinite(z_max) or z_max <= 0:
         z_max = 10.0 * k + 1000.0
-    z_first = float(gammaincinv(k, min(tail_target, 1e-3)))
-    if not (z_first > 0) or not math.isfinite(z_first):
-        z_first = 1e-300
+    z_first = _log_gamma_lower_quantile(k, min(log_tail, math.log(1e-3)))
     z_first = min(z_first, z_max / 4)
-    edges = _initial_edges(k, z_first, z_max)
-    zmax_arb = arb(edges[-1])
-    tau = zmax_arb.gamma_upper(prob.k, regularized=1)
-    tail = arb(0).union(tau)
+    bps = sorted(set(_breakpoints(prob, -float(prob.eps.mid()), z_first, z_max)
+                     + _breakpoints(prob, float(prob.eps.mid()), z_first, z_max)
+                     + ([float(prob.eps.mid())] if prob.c1_is_zero else [])))
+    edges = sorted(set(_initial_edges(k, z_first, z_max)) | {b for b in bps if z_first < b < z_max})
 
     y_minus = -prob.eps
     y_plus = prob.eps
+    exp_eps = prob.exp_eps
 
     def evaluate(zl_f: float, zu_f: float):
         zl, zu = arb(zl_f), arb(zu_f)
@@ -735,47 +910,94 @@ def sgg_delta_enclosure(
         b_i, m2 = prob.bin_contribution(zl, zu, y_plus, False, order)
         return a_i, b_i, (m1, m2)
 
+    def width_arb(ab):
+        a_i, b_i, _ = ab
+        if not (_finite(a_i) and _finite(b_i)):
+            return None
+        return 2 * arb(a_i.rad()) + exp_eps * 2 * arb(b_i.rad())
+
     bins = {}
     for zl_f, zu_f in zip(edges[:-1], edges[1:]):
         bins[(zl_f, zu_f)] = evaluate(zl_f, zu_f)
-    eta_int = eta - 2 * (1 + e_eps) * float(tau.upper()) * 1.0001
-    if eta_int <= 0:
-        raise RadialPrecisionError("tail mass too large for eta")
+    zmax = [edges[-1]]
+    tau = [arb(zmax[0]).gamma_upper(prob.k, regularized=1)]
 
-    def width_of(ab):
-        a_i, b_i, _ = ab
-        return float((2 * a_i.rad() + prob.exp_eps * 2 * b_i.rad()).upper()) if (
-            _finite(a_i) and _finite(b_i)) else math.inf
+    def assemble():
+        A = arb(0).union(tau[0])
+        B = A
+        for a_i, b_i, _ in bins.values():
+            A = A + a_i
+            B = B + b_i
+        D = A - exp_eps * B
+        lower, upper = D.lower(), D.upper()
+        zero = arb(0)
+        if lower < 0:
+            lower = zero
+        if upper < 0:
+            upper = zero
+        return A, B, lower, upper
 
+    def make(A, B, lower, upper):
+        counts = {"taylor": 0, "monotone": 0, "constant": 0}
+        for _, _, (m1, m2) in bins.values():
+            counts[m1] += 1
+            counts[m2] += 1
+        return RadialEnclosure(
+            lower=lower, upper=upper, eta=eta_f, bins=len(bins), tail_mass=tau[0],
+            precision_bits=ctx.prec, taylor_bins=counts["taylor"],
+            monotone_bins=counts["monotone"], constant_bins=counts["constant"],
+            a_enclosure=A, b_enclosure=B,
+            bin_table=sorted((k_[0], k_[1], float(w.upper()) if (w := width_arb(v)) is not None else math.inf,
+                              v[2]) for k_, v in bins.items()),
+        )
+
+    history: list[arb] = []
+    TAIL = ("tail",)
     while True:
-        widths = {key: width_of(v) for key, v in bins.items()}
-        total = sum(widths.values())
+        A, B, lower, upper = assemble()
+        width = upper - lower
+        target = eta_arb
+        if rel_eta is not None:
+            target = _union(target, arb(rel_eta) * lower).upper()   # max(eta, rel * lower)
+        if _finite(width) and width <= target:
+            return make(A, B, lower, upper)
+        widths = {key: width_arb(v) for key, v in bins.items()}
+        widths[TAIL] = (1 + exp_eps) * tau[0]
+        finite = [w for w in widths.values() if w is not None]
+        total = sum(finite, arb(0)) if finite else arb(0)
+        scale = _power_of_two_scale(total)
+        wf = {key: (math.inf if w is None else float((w * scale).upper())) for key, w in widths.items()}
+        tot_f = sum(wf.values())
         if progress is not None:
-            progress(len(bins), total, eta_int)
-        if total <= eta_int:
-            break
-        if len(bins) > max_bins:
-            raise RadialPrecisionError(
-                f"eta={eta} not reached with {len(bins)} bins at {ctx.prec} bits "
-                f"(width {total:.3g})")
-        # split every bin carrying more than its fair share
-        # split the widest bins that together carry half of the total width
-        ranked = sorted(widths.items(), key=lambda kv: -kv[1])
+            progress(len(bins), tot_f, float((target * scale).upper()))
+        history.append(total)
+        if _DEBUG: print("  dbg", len(bins), float(total.upper()), float(width.upper()), [k for k in sorted(wf, key=lambda q: -wf[q])[:3]], float(tau[0].upper()))
+        stalled = len(history) > 6 and not (history[-1] < arb("0.7") * history[-6])
+        if len(bins) > max_bins or stalled:
+            err = RadialPrecisionError(
+                f"width {float(width.upper()):.3g} not below the target with {len(bins)} bins at "
+                f"{ctx.prec} bits ({'stalled' if stalled else 'bin budget'})")
+            err.enclosure = make(A, B, lower, upper)
+            raise err
+        ranked = sorted(wf.items(), key=lambda kv: -kv[1])
         to_split, acc = [], 0.0
         for key, w in ranked:
             to_split.append(key)
             acc += w
-            if acc >= 0.5 * total:
+            if acc >= 0.5 * tot_f:
                 break
         progress_made = False
         for key in to_split:
+            if key == TAIL:
+                z_old = zmax[0]
+                z_new = z_old + max(8.0, 0.25 * z_old)
+                bins[(z_old, z_new)] = evaluate(z_old, z_new)
+                zmax[0] = z_new
+                tau[0] = arb(z_new).gamma_upper(prob.k, regularized=1)
+                progress_made = True
+                continue
             zl_f, zu_f = key
-            if zl_f > 0 and zu_f / zl_f > 2.0:
-                zm_f = math.sqrt(zl_f * zu_f)
-            elif zl_f == 0:
-                zm_f = zu_f / 1024.0
-            else:
-                zm_f = 0.5 * (zl_f + zu_f)
+            zm_f = _split_point(zl_f, zu_f, bps)
             if not (zl_f < zm_f < zu_f):
                 continue
             del bins[key]
@@ -783,30 +1005,6 @@ def sgg_delta_enclosure(
             bins[(zm_f, zu_f)] = evaluate(zm_f, zu_f)
             progress_made = True
         if not progress_made:
-            raise RadialPrecisionError("bins cannot be split further in double precision")
-
-    A = tail
-    B = tail
-    counts = {"taylor": 0, "monotone": 0, "constant": 0}
-    for a_i, b_i, (m1, m2) in bins.values():
-        A = A + a_i
-        B = B + b_i
-        counts[m1] += 1
-        counts[m2] += 1
-    D = A - prob.exp_eps * B
-    lower = D.lower()
-    upper = D.upper()
-    zero = arb(0)
-    if lower < 0:
-        lower = zero
-    if upper < 0:
-        upper = zero
-    if not (upper - lower <= eta):
-        raise RadialPrecisionError(f"final width {float((upper - lower).upper()):.3g} > eta")
-    return RadialEnclosure(
-        lower=lower, upper=upper, eta=eta, bins=len(bins), tail_mass=tau,
-        precision_bits=ctx.prec, taylor_bins=counts["taylor"],
-        monotone_bins=counts["monotone"], constant_bins=counts["constant"],
-        a_enclosure=A, b_enclosure=B,
-        bin_table=sorted((k_[0], k_[1], width_of(v), v[2]) for k_, v in bins.items()),
-    )
+            err = RadialPrecisionError("bins cannot be split further in double precision")
+            err.enclosure = make(A, B, lower, upper)
+            raise err
