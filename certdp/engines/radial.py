@@ -210,14 +210,28 @@ class SGGRadialProblem:
         if isinstance(z, arb_series):
             if self._p_is_one():
                 return (-y / s) - (s * s - y * y) / (2 * s) / z
+            if self._p_is_two():
+                return (-(y + s * s) / (2 * s)) * z.rsqrt()
             two_p = 2 / self.p
             logz = z.log()
-            a = ((z - y).log() * two_p).exp()
-            b = (logz * two_p).exp()
+            # (z - y)^(2/p) - z^(2/p) = z^(2/p) expm1((2/p) log1p(-y/z)); the constant terms of the
+            # log1p / expm1 series are taken from the ball functions (no cancellation of the 1)
+            u = -y / z
+            lg = (u + 1).log()
+            c = lg.coeffs()
+            c[0] = u.coeffs()[0].log1p()
+            v = arb_series(c) * two_p
+            e = v.exp()
+            c = e.coeffs()
+            c[0] = v.coeffs()[0].expm1()
+            e = arb_series(c)
+            zp = (logz * two_p).exp()
             r = (logz / self.p).exp()
-            return (a - b - s * s) / (2 * s * r)
+            return (zp * e - s * s) / (2 * s * r)
         if self._p_is_one():
             return (-y / s) - (s * s - y * y) / (2 * s * z)
+        if self._p_is_two():
+            return -(y + s * s) / (2 * s * z.sqrt())
         two_p = 2 / self.p
         zp = z ** two_p
         diff = zp * ((-y / z).log1p() * two_p).expm1()
@@ -291,6 +305,9 @@ class SGGRadialProblem:
 
     def _p_is_one(self) -> bool:
         return self.p == 1 and self.p.rad() == 0
+
+    def _p_is_two(self) -> bool:
+        return self.p == 2 and self.p.rad() == 0
 
     # float version for starting points
     def phi_float(self, z: float, w: float) -> float:
