@@ -130,11 +130,19 @@ def exact_str(q: Fraction | int) -> str:
 
     ``parse_exact(exact_str(q)) == q`` always holds.
     """
-    return _exact_str(Fraction(q))
+    # cached on (numerator, denominator): hashing ints is cheap, hashing a Fraction is a modular
+    # inverse (this function is on the hot path of every certificate)
+    if type(q) is Fraction:
+        return _exact_str(q.numerator, q.denominator)
+    if type(q) is int:
+        return _exact_str(q, 1)
+    q = Fraction(q)
+    return _exact_str(q.numerator, q.denominator)
 
 
 @lru_cache(maxsize=8192)
-def _exact_str(q: Fraction) -> str:
+def _exact_str(numerator: int, denominator: int) -> str:
+    q = Fraction(numerator, denominator)
     den = q.denominator
     twos = (den & -den).bit_length() - 1
     den >>= twos
