@@ -317,6 +317,13 @@ class SGG(Mechanism):
     @classmethod
     def float_candidate(cls, epsilon: float, log_delta: float, dimension: int = 2, alpha: Fraction = Fraction(1),
                         power: Fraction = Fraction(2), sensitivity: Fraction = Fraction(1)) -> float | None:
+        if Fraction(alpha) == dimension - 1 and Fraction(power) == 2:
+            # the Gaussian member: N(0, sigma^2 I) with beta = 1/(2 sigma^2); its float root works in
+            # log space down to any delta (the quadrature candidate underflows below ~1e-16)
+            from certdp.mechanisms.gaussian import Gaussian
+
+            sigma = Gaussian.float_candidate(epsilon, log_delta, sensitivity=sensitivity)
+            return None if sigma is None else 1.0 / (2.0 * sigma * sigma)
         return sgg_rate_candidate(dimension, float(alpha), float(power), epsilon, log_delta, float(sensitivity))
 
     def privacy_profile(self, epsilon: object, *, relative_accuracy_bits: int = 40) -> Enclosure:
