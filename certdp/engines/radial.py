@@ -522,9 +522,18 @@ class SGGRadialProblem:
             one = w_is_plus_one != minus
             return (mass if one else arb(0)), "constant"
 
+        if self._p_is_one() or self._p_is_two():
+            # p = 1, 2: w_e is a monotone function of z on all of z > 0, and clamp(w_e) = w* there
+            # (for z <= y, w_e <= -(s^p + y)/(...) <= -1 by AM-GM), so the hull of the two end
+            # values is exact -- no dependency, and no special point at z = y
+            wb = _union(self.w_explicit(zl, y), self.w_explicit(zu, y))
+            return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, True)
         if y > 0 and zu <= y:
             return const(False)                   # z <= y: Phi <= z <= y, w* = -1
         wb = self.w_explicit(zball, y) if zl > y else None
+        return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, zl > y)
+
+    def _bin_explicit_tail(self, zl, zu, zball, y, minus, order, mass, wb, const, above_y):
         if wb is not None and _finite(wb):
             if wb <= -1:
                 return const(False)
@@ -535,7 +544,7 @@ class SGGRadialProblem:
             taylor = self._taylor_bin_explicit(zl, zu, zball, y, minus, order, wb)
         # monotone enclosure: w* in [max(-1, lo w_e), min(1, hi w_e)] (w* = -1 where z <= y)
         if wb is not None and _finite(wb):
-            wl = arb(-1) if (wb.lower() < -1 or not (zl > y)) else wb.lower()
+            wl = arb(-1) if (wb.lower() < -1 or not above_y) else wb.lower()
             wu = arb(1) if wb.upper() > 1 else wb.upper()
             if wu < -1:
                 wu = arb(-1)
@@ -914,7 +923,8 @@ def sgg_delta_enclosure(
     z_first = min(z_first, z_max / 4)
     bps = sorted(set(_breakpoints(prob, -float(prob.eps.mid()), z_first, z_max)
                      + _breakpoints(prob, float(prob.eps.mid()), z_first, z_max)
-                     + ([float(prob.eps.mid())] if prob.c1_is_zero else [])))
+                     + ([float(prob.eps.mid())] if prob.c1_is_zero and not (prob._p_is_one() or prob._p_is_two())
+                        else [])))
     edges = sorted(set(_initial_edges(k, z_first, z_max)) | {b for b in bps if z_first < b < z_max})
 
     y_minus = -prob.eps
