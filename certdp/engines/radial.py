@@ -69,6 +69,8 @@ bin endpoints, ``z_max`` and Newton starting points.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from flint import arb, arb_series, ctx
@@ -81,11 +83,27 @@ __all__ = [
     "SGGRadialProblem",
     "sgg_delta_enclosure",
     "pure_dp_decision",
+    "radial_progress",
     "fw_cdf",
 ]
 
 _DEBUG = False
 DEFAULT_ORDER = 12        # Taylor-model order n (series length n + 1)
+
+
+_PROGRESS_HOOK: ContextVar = ContextVar("certdp_radial_progress", default=None)
+
+
+@contextmanager
+def radial_progress(callback):
+    """Within the block, every :func:`sgg_delta_enclosure` call without its own ``progress``
+    reports ``callback(bins, width, target, bits)`` after each refinement round (``width`` and
+    ``target`` are floats on a common power-of-two scale).  Used by the CLI's spinner."""
+    token = _PROGRESS_HOOK.set(callback)
+    try:
+        yield
+    finally:
+        _PROGRESS_HOOK.reset(token)
 
 
 class RadialPrecisionError(ArithmeticError):
@@ -997,6 +1015,8 @@ def sgg_delta_enclosure(
         tot_f = sum(wf.values())
         if progress is not None:
             progress(len(bins), tot_f, float((target * scale).upper()))
+        elif (hook := _PROGRESS_HOOK.get()) is not None:
+            hook(len(bins), tot_f, float((target * scale).upper()), ctx.prec)
         history.append(total)
         if _DEBUG: print("  dbg", len(bins), float(total.upper()), float(width.upper()), [k for k in sorted(wf, key=lambda q: -wf[q])[:3]], float(tau[0].upper()))
         stalled = len(history) > 6 and not (history[-1] < arb("0.7") * history[-6])
