@@ -418,6 +418,19 @@ class SGGRadialProblem:
         c[0] = fw_cdf(w0, self.a_w)
         return arb_series(c)
 
+    def _g_series(self, ws: arb_series, w0: arb, minus: bool) -> arb_series:
+        """Series of ``G = F_W(w)`` or, for ``minus``, ``1 - F_W(w) = F_W(-w)`` (``W`` is symmetric):
+        the tail side is computed directly, never as ``1 - (something near 1)``."""
+        if minus:
+            return self._fw_series(-ws, -w0)
+        return self._fw_series(ws, w0)
+
+    def _g_hull(self, wl: arb, wu: arb, minus: bool) -> arb:
+        """Hull of ``G`` over ``w`` in ``[wl, wu]`` (``F_W`` is monotone), tail side directly."""
+        if minus:
+            return _union(fw_cdf(-wu, self.a_w), fw_cdf(-wl, self.a_w))
+        return _union(fw_cdf(wl, self.a_w), fw_cdf(wu, self.a_w))
+
     def _density_series(self, zs: arb_series) -> arb_series:
         return ((self.k - 1) * zs.log() - zs - self.lgamma_k).exp()
 
@@ -519,11 +532,7 @@ class SGGRadialProblem:
         # monotone (first-order) enclosure
         wl, wu = self.w_bracket(zball, y, min(wfl, wfu), max(wfl, wfu))
         mass = self._mass(zl, zu)
-        g_lo = fw_cdf(wl, self.a_w)
-        g_hi = fw_cdf(wu, self.a_w)
-        g = _union(g_lo, g_hi)
-        if minus:
-            g = 1 - g
+        g = self._g_hull(wl, wu, minus)
         mono = mass * g
         if taylor is not None:
             # both are valid enclosures of the same number: keep the better one
@@ -577,9 +586,7 @@ class SGGRadialProblem:
                 wu_b = num / (2 * self.s * zr ** (1 / self.p))
                 if _finite(wu_b) and wu_b.upper() < 1:
                     wu = arb(-1) if wu_b.upper() < -1 else wu_b.upper()
-        g = _union(fw_cdf(wl, self.a_w), fw_cdf(wu, self.a_w))
-        if minus:
-            g = 1 - g
+        g = self._g_hull(wl, wu, minus)
         mono = mass * g
         if taylor is not None and taylor.rad() < mono.rad():
             return taylor, "taylor"
@@ -601,15 +608,11 @@ class SGGRadialProblem:
             w0 = ws.coeffs()[0]
             if not (w0 > -1 and w0 < 1):
                 return None
-            g_mid = self._fw_series(ws, w0)
-            if minus:
-                g_mid = 1 - g_mid
+            g_mid = self._g_series(ws, w0, minus)
             h_mid = (self._density_series(zs) * g_mid).coeffs()
             zsb = arb_series([zball, 1])
             wsb = self.w_explicit(zsb, y)
-            g_b = self._fw_series(wsb, wball)
-            if minus:
-                g_b = 1 - g_b
+            g_b = self._g_series(wsb, wball, minus)
             h_b = (self._density_series(zsb) * g_b).coeffs()
         except (ValueError, ZeroDivisionError):
             return None
@@ -671,16 +674,12 @@ class SGGRadialProblem:
         if float((wu - wl).mid()) > 0.25:
             return None
         # series at the midpoint: exact-ish coefficients a_0..a_{n-1}
-        g_mid = self._fw_series(ws, w0)
-        if minus:
-            g_mid = 1 - g_mid
+        g_mid = self._g_series(ws, w0, minus)
         h_mid = (self._density_series(zs) * g_mid).coeffs()
         # series on the whole bin: enclosure of h^(n)(xi)/n!
         zsb = arb_series([zball, 1])
         wsb = self._wstar_series_ball(zsb, wball, n)
-        g_b = self._fw_series(wsb, wball)
-        if minus:
-            g_b = 1 - g_b
+        g_b = self._g_series(wsb, wball, minus)
         h_b = (self._density_series(zsb) * g_b).coeffs()
         return _integrate_taylor(h_mid, h_b, half, n)
 

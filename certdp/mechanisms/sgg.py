@@ -460,6 +460,18 @@ class L2Laplace(_Preset):
     def value_of_rate(cls, beta):
         return 1.0 / beta
 
+    @classmethod
+    def float_candidate(cls, epsilon: float, log_delta: float, dimension: int = 2,
+                        sensitivity: Fraction = Fraction(1)) -> float | None:
+        """The quadrature candidate, capped by the pure-DP scale ``s / eps`` (the loss is bounded by
+        ``s / theta``, so ``theta >= s / eps`` is private for every delta, Prop. of seed 003 Def. 4.2):
+        for tiny delta the minimal theta sits just below ``s / eps``, where the float quadrature fails."""
+        pure = float(sensitivity) / epsilon
+        cand = super().float_candidate(epsilon, log_delta, dimension=dimension, sensitivity=sensitivity)
+        if cand is None or not (0 < cand < pure):
+            return pure * (1 - 1e-9)
+        return cand
+
 
 @register
 class R1SMG(_Preset):
