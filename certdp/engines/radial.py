@@ -206,6 +206,7 @@ class SGGRadialProblem:
         self.e_w = arb(T - 3) / 2
         self.lgamma_k = self.k.lgamma()
         self.exp_eps = self.eps.exp()
+        self._gamma_cache: dict = {}
         # float shadows (never decide anything)
         self.f_c1 = float(self.c1.mid())
         self.f_p = float(self.p.mid())
@@ -621,13 +622,42 @@ class SGGRadialProblem:
         return _integrate_taylor(h_mid, h_b, half, n)
 
     def _mass(self, zl: arb, zu: arb) -> arb:
-        pu = zu.gamma_lower(self.k, regularized=1)
-        if zl == 0:
-            return pu
+        """Gamma(k, 1) mass of ``[zl, zu]``.  Arb's regularized incomplete gamma can return a
+        useless ball at low working precision for large ``k`` (e.g. ``P(128, 86)`` at 64 bits is
+        ``[+/- 1e17]``): a mass that is not accurate to the working precision is recomputed with
+        more bits (any enclosure is valid; only its width matters)."""
+        old = ctx.prec
+        target = arb(2) ** (16 - old)
+        m = None
+        try:
+            for extra in (0, 64, 192, 448):
+                ctx.prec = old + extra
+                m = self._mass_at(zl, zu)
+                if _finite(m) and (m.rad() <= target * abs(m.mid()) or m.upper() <= 0):
+                    break
+        finally:
+            ctx.prec = old
+        return m
+
+    def _mass_at(self, zl: arb, zu: arb) -> arb:
         # for large z use the upper function to avoid cancellation
+        if zl == 0:
+            return self._incomplete(zu, False)
         if zl > self.k:
-            return zl.gamma_upper(self.k, regularized=1) - zu.gamma_upper(self.k, regularized=1)
-        return pu - zl.gamma_lower(self.k, regularized=1)
+            return self._incomplete(zl, True) - self._incomplete(zu, True)
+        return self._incomplete(zu, False) - self._incomplete(zl, False)
+
+    def _incomplete(self, z: arb, upper: bool) -> arb:
+        """``Q(k, z)`` (``upper``) or ``P(k, z)`` at the current precision, cached per bin edge
+        (neighbouring bins and the A / B sides share edges; Arb's incomplete gamma is the costly
+        part of a bin for large ``k``)."""
+        key = (float(z.mid()), upper, ctx.prec)
+        val = self._gamma_cache.get(key)
+        if val is None or z.rad() != 0:
+            val = z.gamma_upper(self.k, regularized=1) if upper else z.gamma_lower(self.k, regularized=1)
+            if z.rad() == 0:
+                self._gamma_cache[key] = val
+        return val
 
     def _taylor_bin(self, zl, zu, y, minus, n, wfl, wfu):
         # bin edges are doubles: centre and half-width are computed exactly (no rounding), so the
