@@ -467,6 +467,10 @@ class L2Laplace(_Preset):
         ``s / theta``, so ``theta >= s / eps`` is private for every delta, Prop. of seed 003 Def. 4.2):
         for tiny delta the minimal theta sits just below ``s / eps``, where the float quadrature fails."""
         pure = float(sensitivity) / epsilon
+        if log_delta < math.log(1e-13):
+            # below the float quadrature's resolution (1 - F_W cancels): start at the pure-DP scale,
+            # the bracket walks down from there
+            return pure * (1 - 1e-9)
         cand = super().float_candidate(epsilon, log_delta, dimension=dimension, sensitivity=sensitivity)
         if cand is None or not (0 < cand < pure):
             return pure * (1 - 1e-9)
