@@ -550,10 +550,12 @@ class SGGRadialProblem:
             one = w_is_plus_one != minus
             return (mass if one else arb(0)), "constant"
 
-        if self._p_is_one() or self._p_is_two():
-            # p = 1, 2: w_e is a monotone function of z on all of z > 0, and clamp(w_e) = w* there
-            # (for z <= y, w_e <= -(s^p + y)/(...) <= -1 by AM-GM), so the hull of the two end
-            # values is exact -- no dependency, and no special point at z = y
+        if self._p_is_two() or (self._p_is_one() and (y <= 0 or self.s >= y)):
+            # p = 1, 2: w_e is a monotone function of z on all of z > 0, and clamp(w_e) = w* there:
+            # for z <= y (y > 0), p = 2: 2 s sqrt z <= 2 s sqrt y <= y + s^2 (AM-GM) gives w_e <= -1;
+            # p = 1: w_e <= -1 iff 2 z (s - y) <= s^2 - y^2, true for z <= y when s >= y (certified;
+            # for s < y it fails, and the generic branch below handles z <= y).  So the hull of the
+            # two end values is exact -- no dependency, and no special point at z = y
             wb = _union(self.w_explicit(zl, y), self.w_explicit(zu, y))
             return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, True)
         if y > 0 and zu <= y:
