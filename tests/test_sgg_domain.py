@@ -198,3 +198,22 @@ def test_budget_exhaustion_reports_the_reached_enclosure():
     ref = mp_l2_laplace_delta(2, Fraction(1) / Fraction("1.0008"), 1)
     assert _contains(enc.as_ball(), ref)
     assert enc.bins <= 200 and enc.upper - enc.lower > 1e-30
+
+
+def test_integer_shape_incomplete_gamma_against_mpmath():
+    """The finite-sum Q(k, z) / series P(k, z) for integer k (the l2-Laplace masses) at 64 and 128 bits."""
+    from certdp.engines.radial import _integer_shape_incomplete
+
+    with mp.workdps(60):
+        for bits in (64, 128):
+            with working_precision(bits):
+                for k in (8, 128, 1000):
+                    for z in ("0.5", "86.3", "127.9", "128", "300", "990", "1500"):
+                        q = _integer_shape_incomplete(arb(z), k, True)
+                        p = _integer_shape_incomplete(arb(z), k, False)
+                        for ball, ref in ((q, mp.gammainc(k, mp.mpf(z), mp.inf, regularized=True)),
+                                          (p, mp.gammainc(k, 0, mp.mpf(z), regularized=True))):
+                            lo = mp.mpf(ball.lower().str(50, radius=False))
+                            hi = mp.mpf(ball.upper().str(50, radius=False))
+                            assert lo * (1 - mp.mpf(10) ** -45) <= ref <= hi * (1 + mp.mpf(10) ** -45)
+                            assert float(ball.rad()) <= 2.0 ** (16 - bits) * float(abs(ball.mid())) + 1e-300, (bits, k, z, ball)

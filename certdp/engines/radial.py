@@ -207,6 +207,10 @@ class SGGRadialProblem:
         self.lgamma_k = self.k.lgamma()
         self.exp_eps = self.eps.exp()
         self._gamma_cache: dict = {}
+        # integer Gamma shape (l2-Laplace: k = T; the Gaussian member at even T): finite sums
+        self.k_int = None
+        if self.k.rad() == 0 and self.k == self.k.floor() and 8 <= self.k < 10**5:
+            self.k_int = int(self.k.mid().man_exp()[0]) * 2 ** int(self.k.mid().man_exp()[1])
         # float shadows (never decide anything)
         self.f_c1 = float(self.c1.mid())
         self.f_p = float(self.p.mid())
@@ -656,7 +660,10 @@ class SGGRadialProblem:
         key = (float(z.mid()), upper, ctx.prec)
         val = self._gamma_cache.get(key)
         if val is None or z.rad() != 0:
-            val = z.gamma_upper(self.k, regularized=1) if upper else z.gamma_lower(self.k, regularized=1)
+            if self.k_int is not None and z >= 0:
+                val = _integer_shape_incomplete(z, self.k_int, upper)
+            else:
+                val = z.gamma_upper(self.k, regularized=1) if upper else z.gamma_lower(self.k, regularized=1)
             if z.rad() == 0:
                 self._gamma_cache[key] = val
         return val
@@ -714,6 +721,44 @@ class SGGRadialProblem:
         g_b = self._g_series(wsb, wball, minus)
         h_b = (self._density_series(zsb) * g_b).coeffs()
         return _integrate_taylor(h_mid, h_b, half, n)
+
+
+def _integer_shape_incomplete(z: arb, k: int, upper: bool) -> arb:
+    """``Q(k, z)`` or ``P(k, z)`` for an integer shape ``k`` and ``z >= 0``, by sums of positive terms.
+
+    ``Q(k, z) = e^-z sum_{j<k} z^j / j!`` (finite).  ``P(k, z) = e^-z sum_{j>=k} z^j / j!`` for
+    ``z < k``, truncated once the term ratio ``r = z / (j+1)`` is below 1/2 and the term below
+    ``2^-(prec+16)`` of the sum, with the rest bounded by ``t r / (1 - r)`` (the ratios decrease);
+    for ``z >= k``, ``P = 1 - Q`` (then ``Q <= 1/2``-ish, no cancellation).  Orders of magnitude
+    faster than the general incomplete gamma for ``k`` in the hundreds, and accurate at 64 bits.
+    """
+    ez = (-z).exp()
+    if upper or z >= k:
+        term = arb(1)
+        total = arb(1)
+        for j in range(1, k):
+            term = term * z / j
+            total = total + term
+        q = ez * total
+        if upper:
+            return q
+        return 1 - q
+    term = ez
+    for j in range(1, k + 1):
+        term = term * z / j                 # e^-z z^k / k! after the loop
+    total = term
+    eps = arb(2) ** (-(ctx.prec + 16))
+    j = k
+    while True:
+        j += 1
+        term = term * z / j
+        total = total + term
+        r = z / (j + 1)
+        if r < arb(0.5) and term < eps * total:
+            tail = term * r / (1 - r)
+            return total + arb(0).union(tail.upper())
+        if j > k + 100000:                   # not reached for z < k
+            return z.gamma_lower(arb(k), regularized=1)
 
 
 def _integrate_taylor(h_mid, h_b, half, n):
