@@ -97,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", type=Path, default=None)
     parser.add_argument("--plot", type=Path, default=None)
     parser.add_argument("--only", default="", help="comma-separated substrings of configuration labels")
+    parser.add_argument("--resume", type=Path, action="append", default=[],
+                        help="a log printed by an earlier run: its cells are reused, not recomputed")
     args = parser.parse_args(argv)
 
     configs = CONFIGS
@@ -111,9 +113,15 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     certdp.calibrate("gaussian", epsilon=1, delta="1e-5", rtol=RTOL)   # warm-up (imports), untimed
     results: dict[tuple[str, str, str], tuple[str, float, str]] = {}
+    previous = {}
+    for log in args.resume:
+        previous.update(read_log(log))
     t_start = time.perf_counter()
     for label, name, fixed in configs:
         for e, d in columns:
+            if (label, e, d) in previous:
+                results[(label, e, d)] = previous[(label, e, d)]
+                continue
             res = run_cell(name, fixed, e, d, args.timeout)
             results[(label, e, d)] = res
             print(f"{label:32s} eps={e:5s} delta={d:7s} {res[0]:10s} {res[1]:7.2f} s  {res[2][:70]}", flush=True)
@@ -145,6 +153,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.plot:
         plot(args.plot, configs, columns, results)
     return 0
+
+
+def read_log(path: Path) -> dict:
+    """Cells printed by an earlier run (one line per cell, the format of ``main``)."""
+    import re
+
+    pattern = re.compile(r"^(.{32}) eps=(\S+)\s+delta=(\S+)\s+(\S+)\s+([0-9.]+) s  (.*)$")
+    out = {}
+    for line in path.read_text().splitlines():
+        m = pattern.match(line)
+        if m:
+            out[(m.group(1).strip(), m.group(2), m.group(3))] = (m.group(4), float(m.group(5)), m.group(6))
+    return out
 
 
 def plot(path: Path, configs, columns, results) -> None:
