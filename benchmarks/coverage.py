@@ -58,8 +58,8 @@ QUICK_EPSILONS = ("1",)
 QUICK_DELTAS = ("1e-300", "1e-5")
 
 
-class CellTimeout(Exception):
-    pass
+class CellTimeout(BaseException):
+    """BaseException: a library ``except Exception`` on the way must not swallow the alarm."""
 
 
 def _alarm(signum, frame):  # noqa: ARG001
