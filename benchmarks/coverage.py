@@ -87,7 +87,7 @@ def run_cell(name: str, fixed: dict, eps: str, delta: str, timeout: float) -> tu
     return status, time.perf_counter() - t0, note
 
 
-SYMBOL = {"certified": "", "UNDECIDED": "U", "timeout": "T", "error": "E"}
+SYMBOL = {"certified": "", "UNDECIDED": "U", "timeout": "T", "error": "E", "not run": "-"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated substrings of configuration labels")
     parser.add_argument("--resume", type=Path, action="append", default=[],
                         help="a log printed by an earlier run: its cells are reused, not recomputed")
+    parser.add_argument("--no-run", action="store_true", help="only assemble the table from --resume logs")
     args = parser.parse_args(argv)
 
     configs = CONFIGS
@@ -111,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         configs = [c for c in configs if any(w in c[0] for w in wanted)]
     columns = [(e, d) for e in eps_list for d in delta_list]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    certdp.calibrate("gaussian", epsilon=1, delta="1e-5", rtol=RTOL)   # warm-up (imports), untimed
+    if not args.no_run:
+        certdp.calibrate("gaussian", epsilon=1, delta="1e-5", rtol=RTOL)   # warm-up (imports), untimed
     results: dict[tuple[str, str, str], tuple[str, float, str]] = {}
     previous = {}
     for log in args.resume:
@@ -121,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         for e, d in columns:
             if (label, e, d) in previous:
                 results[(label, e, d)] = previous[(label, e, d)]
+                continue
+            if args.no_run:
+                results[(label, e, d)] = ("not run", 0.0, "not run (--no-run)")
                 continue
             res = run_cell(name, fixed, e, d, args.timeout)
             results[(label, e, d)] = res
@@ -179,7 +184,7 @@ def plot(path: Path, configs, columns, results) -> None:
     for i, (label, _, _) in enumerate(configs):
         for j, (e, d) in enumerate(columns):
             status, dt, _ = results[(label, e, d)]
-            grid[i, j] = math.log10(max(dt, 1e-4))
+            grid[i, j] = np.nan if status == "not run" else math.log10(max(dt, 1e-4))
     fig, ax = plt.subplots(figsize=(1.0 + 0.55 * len(columns), 1.0 + 0.32 * len(configs)))
     im = ax.imshow(grid, cmap="viridis", aspect="auto", vmin=-3, vmax=2)
     for i, (label, _, _) in enumerate(configs):
