@@ -651,6 +651,40 @@ def profile_certdp(report: Report, grid, reps: int) -> None:
     what_if_versions_cached(report, grid, reps)
 
 
+def float_root_ratio(report: Report, grid, ref, reps: int) -> None:
+    """Certified calibration against a plain float64 Brent root of the same log-space formula.
+
+    The float root is ``Gaussian.float_candidate`` (SciPy ``brentq`` on ``log delta(log sigma)``
+    with ``log_ndtr``): the float work certdp itself does before its two Arb evaluations, timed
+    in this same run, interleaved point by point with the certified calibration.
+    """
+    from certdp.mechanisms.gaussian import Gaussian
+
+    ratios, cert_t, float_t = [], [], []
+    for e, d in grid:
+        log_d = math.log(d)
+        Gaussian.float_candidate(e, log_d)
+        certdp.calibrate("gaussian", epsilon=e, delta=d, sensitivity=1)
+        tc, tf = [], []
+        for _ in range(max(reps, 21)):
+            t0 = time.perf_counter()
+            certdp.calibrate("gaussian", epsilon=e, delta=d, sensitivity=1)
+            t1 = time.perf_counter()
+            Gaussian.float_candidate(e, log_d)
+            t2 = time.perf_counter()
+            tc.append(t1 - t0)
+            tf.append(t2 - t1)
+        c, f = statistics.median(tc), statistics.median(tf)
+        cert_t.append(c)
+        float_t.append(f)
+        ratios.append(c / f)
+    report.line(f"certified vs plain float64 Brent root (same log-space formula, same run): certified median "
+                f"{ms(statistics.median(cert_t))} ms, float root median {ms(statistics.median(float_t))} ms, "
+                f"ratio median {statistics.median(ratios):.2f}x (max {max(ratios):.2f}x) -> target <= 4x: "
+                f"{'MET' if statistics.median(ratios) <= 4 else 'NOT MET'}; target <= 0.1 ms: "
+                f"{'MET' if statistics.median(cert_t) <= 1e-4 else 'NOT MET'}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="3 x 3 grid")
@@ -698,6 +732,7 @@ def main(argv: list[str] | None = None) -> int:
         report.line(f"{peer.name} {peer.version} done in {time.perf_counter() - t0:.1f} s")
 
     summarize(report, grid, eps_list, delta_list, ref, results, peers, args.reps, args.details)
+    float_root_ratio(report, grid, ref, args.reps)
     if args.profile:
         profile_certdp(report, grid, args.reps)
     report.write_markdown()

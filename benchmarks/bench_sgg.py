@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import time
 from fractions import Fraction
+from pathlib import Path
 
 from flint import arb
 from rich.console import Console
@@ -92,7 +93,81 @@ def main() -> None:
     console = Console(width=200)
     console.print(table)
     console.print(cal)
+    console.print(corners_table(Path(__file__).resolve().parent.parent, CORNER_TIMEOUT))
+
+
+# ----------------------------------------------------------------------------- domain corners
+CORNER_TIMEOUT = 120.0
+CORNERS = (
+    ("calibrate l2-laplace T=2 eps=1 delta=1e-5",
+     "calibrate('l2-laplace', dimension=2, epsilon=1, delta='1e-5', sensitivity=1, rtol='1e-6')"),
+    ("calibrate l2-laplace T=2 eps=1 delta=1e-12",
+     "calibrate('l2-laplace', dimension=2, epsilon=1, delta='1e-12', sensitivity=1, rtol='1e-6')"),
+    ("calibrate l2-laplace T=3 eps=1 delta=1e-12",
+     "calibrate('l2-laplace', dimension=3, epsilon=1, delta='1e-12', sensitivity=1, rtol='1e-6')"),
+    ("profile sgg T=2 alpha=1 p=1 beta=1.0008 eps=1",
+     "profile('sgg', value='1.0008', epsilon=1, dimension=2, alpha=1, power=1, sensitivity=1)"),
+    ("profile sgg T=2 alpha=1 p=1 beta=1 eps=1 (pure-DP boundary)",
+     "profile('sgg', value=1, epsilon=1, dimension=2, alpha=1, power=1, sensitivity=1)"),
+    ("profile sgg T=2 alpha=1 p=1 beta=1 eps=1.5 (inside pure DP)",
+     "profile('sgg', value=1, epsilon='1.5', dimension=2, alpha=1, power=1, sensitivity=1)"),
+    ("calibrate sgg T=2 alpha=1 p=2 delta=1e-12",
+     "calibrate('sgg', dimension=2, alpha=1, power=2, epsilon=1, delta='1e-12', sensitivity=1, rtol='1e-6')"),
+    ("calibrate sgg T=2 alpha=1 p=2 delta=1e-100",
+     "calibrate('sgg', dimension=2, alpha=1, power=2, epsilon=1, delta='1e-100', sensitivity=1, rtol='1e-6')"),
+    ("calibrate sgg T=2 alpha=1 p=2 delta=1e-300",
+     "calibrate('sgg', dimension=2, alpha=1, power=2, epsilon=1, delta='1e-300', sensitivity=1, rtol='1e-6')"),
+    ("calibrate r1smg T=1000 delta=1e-5",
+     "calibrate('r1smg', dimension=1000, epsilon=1, delta='1e-5', sensitivity=1, rtol='1e-6')"),
+)
+
+
+def run_corner(code: str, root: Path, timeout: float) -> tuple[str, str, float]:
+    """Run one corner in a fresh interpreter with ``root`` first on sys.path; (status, result, seconds)."""
+    import subprocess
+    import sys
+
+    prog = ("import sys, json; sys.path.insert(0, %r)\n"
+            "from certdp import calibrate, profile\n"
+            "c = %s\n"
+            "print(json.dumps([str(c.value), c.delta_enclosure, c.precision_bits]))") % (str(root), code)
+    t0 = time.perf_counter()
+    try:
+        out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", f"> {timeout:.0f} s", time.perf_counter() - t0
+    dt = time.perf_counter() - t0
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["?"])[-1]
+        return ("UNDECIDED" if "Undecided" in last else "error"), last[:90], dt
+    value, enc, bits = __import__("json").loads(out.stdout.strip().splitlines()[-1])
+    from decimal import Decimal
+
+    lo, hi = (f"{Decimal(x):.9e}" if Decimal(x) != 0 else "0" for x in enc)
+    return "certified", f"{value}  delta in [{lo}, {hi}]  ({bits} bits)", dt
+
+
+def corners_table(root: Path, timeout: float) -> Table:
+    table = Table(title=f"domain corners (issue 17): one fresh process each, timeout {timeout:.0f} s, certdp from {root}")
+    for col in ("case", "status", "result", "wall s"):
+        table.add_column(col)
+    for name, code in CORNERS:
+        status, result, dt = run_corner(code, root, timeout)
+        table.add_row(name, status, result, f"{dt:.1f}")
+    return table
 
 
 if __name__ == "__main__":
-    main()
+    import argparse
+
+    parser = argparse.ArgumentParser(description="SGG benchmark")
+    parser.add_argument("--corners-only", action="store_true", help="only the domain-corner table")
+    parser.add_argument("--certdp-root", type=Path, default=Path(__file__).resolve().parent.parent,
+                        help="checkout whose certdp the corner rows run (e.g. another worktree, for before/after)")
+    parser.add_argument("--timeout", type=float, default=CORNER_TIMEOUT, help="seconds per corner row")
+    args = parser.parse_args()
+    if args.corners_only:
+        Console(width=200).print(corners_table(args.certdp_root, args.timeout))
+    else:
+        CORNER_TIMEOUT = args.timeout
+        main()

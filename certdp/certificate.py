@@ -116,7 +116,7 @@ def number_text(value: Any, where: str) -> Fraction:
 def _exact(q: Fraction | Decimal | int) -> str:
     from certdp.numbers.exact import exact_str
 
-    return exact_str(Fraction(q))
+    return exact_str(q if type(q) in (Fraction, int) else Fraction(q))
 
 
 def _display_value(q: Fraction) -> Decimal | Fraction:
@@ -329,7 +329,7 @@ class Certificate:
             elif f.name == "interval":
                 v = [_exact(x) for x in v]
             elif isinstance(v, (dict, list)):
-                v = json.loads(json.dumps(v))
+                v = _json_copy(v)
             data[f.name] = v
         return data
 
@@ -421,6 +421,17 @@ class Certificate:
                 if key == "interval":
                     out[key] = tuple(Decimal(_exact(x)) if "/" not in _exact(x) else _bad_interval() for x in ends)
         return cls(**out)
+
+
+def _json_copy(v: Any) -> Any:
+    """``json.loads(json.dumps(v))``, without the round trip for the common flat cases
+    (a dict of strings, a list of strings): same result, a fraction of the time."""
+    if isinstance(v, dict):
+        if all(type(x) is str for x in v.values()) and all(type(k) is str for k in v):
+            return dict(v)
+    elif all(type(x) is str for x in v):
+        return list(v)
+    return json.loads(json.dumps(v))
 
 
 def _bad_interval() -> Decimal:

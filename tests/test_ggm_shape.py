@@ -80,3 +80,24 @@ def test_grid_mode_close_to_certified():
     assert abs(g.improvement_percent - 3.40) < 0.05
     f, b = float_objective(2.0, 1.0, 0.01, 3.0)
     assert abs(b - 7.967) < 1e-3
+
+
+def test_vector_shape_search_cli_certifies_the_improvement(cli):
+    """`certdp shape ggm --sensitivity 1,2` (issue 17): float p-hat, certified scales and gain bound."""
+    import json
+
+    from certdp.workflows.calibrate import calibrate
+
+    out = cli("shape", "ggm", "--sensitivity", "1,2", "--epsilon", "1", "--delta", "0.01", "--p-max", "4", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["kind"] == "shape-search-vector" and data["shape_certified_optimal"] is False
+    assert 1.2 < float(data["shape"]) < 1.45                                  # paper (MC-EB): 1.2947
+    assert 14.0 < data["improvement_lower_percent"] < 15.5                    # paper: 15.25 %
+    # p = 2 benchmark is the analytic Gaussian with ||Delta||_2 = sqrt 5, sigma = b / sqrt 2
+    g = calibrate("gaussian", epsilon=1, delta="0.01", sensitivity="2.2360679774997896964091736687")
+    b2 = data["benchmarks"]["2"]["scale_interval"]
+    assert abs(float(b2[1]) / 2 ** 0.5 - float(g.value)) < 1e-9 * float(g.value)
+    # the certified upper bound at p-hat is below every benchmark's certified lower bound
+    upper = float(data["L2_upper_per_coordinate"])
+    assert all(upper < float(v["L2_bounds"][0]) for v in data["benchmarks"].values())

@@ -104,9 +104,11 @@ def _range(text: str, name: str) -> list[float]:
 @json_option
 def shape_ggm(epsilon, delta, sensitivity, moment, tolerance, p_max, grid, plot, as_json):
     """Shape p minimising E|X|^m = b(p)^m M_m(p) at (epsilon, delta), with certified bounds."""
+    if _is_vector(sensitivity) and not grid:
+        _vector_shape(epsilon, delta, sensitivity, moment, p_max, as_json)
+        return
     if _is_vector(sensitivity):
-        raise InputError("sensitivity", "the certified shape search is implemented for scalar sensitivity "
-                                        "(vectors: use `calibrate ggm` on chosen shapes)")
+        raise InputError("sensitivity", "the float grid (--grid) is implemented for scalar sensitivity")
     if grid:
         _grid(epsilon, delta, sensitivity, moment, plot, as_json)
         return
@@ -156,6 +158,39 @@ def shape_ggm(epsilon, delta, sensitivity, moment, tolerance, p_max, grid, plot,
         _plot_trace(result, plot)
         if not as_json:
             console.print(f"plot written to {plot}")
+
+
+def _vector_shape(epsilon, delta, sensitivity, moment, p_max, as_json) -> None:
+    """Sensitivity vector: float p-hat, certified scales and certified improvement bound."""
+    from certdp.workflows.ggm_vector import vector_shape_search
+
+    with console.status("shape search for a sensitivity vector (float p-hat, certified scales)...",
+                        spinner="dots") if not as_json else _nullcontext():
+        data = vector_shape_search(epsilon, delta, sensitivity, moment=moment, p_max=min(float(p_max), 8.0))
+    if as_json:
+        print_json(data)
+        return
+    from rich.table import Table
+
+    t = Table(title=f"certdp shape search: ggm, sensitivity ({data['inputs']['sensitivity']}), E|X_i|^{moment}",
+              show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row("selected shape p-hat", f"{data['shape']}  ({data['shape_search']}; NOT certified optimal)")
+    t.add_row("scale (certified bracket)", f"[{data['scale_interval'][0][:14]}, {data['scale_interval'][1][:14]}]")
+    t.add_row(f"L{moment} per coordinate <=", data[f"L{moment}_upper_per_coordinate"])
+    for key, v in data["benchmarks"].items():
+        t.add_row(f"benchmark p = {key}", f"L{moment} in [{v[f'L{moment}_bounds'][0]}, {v[f'L{moment}_bounds'][1]}]")
+    t.add_row("improvement >= (certified)", f"{data['improvement_lower_percent']:.2f} %")
+    t.add_row("guarantee", data["guarantee"])
+    t.add_row("time", f"{data['timing_seconds']:.1f} s")
+    console.print(t)
+
+
+def _nullcontext():
+    from contextlib import nullcontext
+
+    return nullcontext()
 
 
 def _plot_trace(result, path: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 
 import click
 
@@ -39,10 +40,25 @@ def _rtol(f):
                         help="Relative width of the certified bracket.")(f)
 
 
+@contextmanager
 def _spinner(message: str, quiet: bool):
-    from contextlib import nullcontext
+    """A spinner on stderr (also with --json: stdout stays clean) that shows the radial engine's
+    bins / width / precision while it works; silent when stderr is not a terminal."""
+    from rich.console import Console
 
-    return nullcontext() if quiet else console.status(message, spinner="dots")
+    from certdp.engines.radial import radial_progress
+
+    err = Console(stderr=True)
+    if not err.is_terminal:
+        yield
+        return
+    with err.status(message, spinner="dots") as status:
+        def show(bins, width, target, bits):
+            status.update(f"{message} radial engine: {bins} bins, width {width / max(target, 1e-300):.2g}x "
+                          f"the target, {bits} bits")
+
+        with radial_progress(show):
+            yield
 
 
 # ------------------------------------------------------------------------------------------- calibrate

@@ -166,20 +166,20 @@ def _coordinate_laws(p: Fraction, b: arb, d: Fraction, dt: float, tail: float):
     up_idx = []
     lo_idx = []
     for k in range(k_count):
-        up_idx.append(math.ceil(Fraction(float_upper(loss[k] * inv_dt))))
-        lo_idx.append(math.floor(Fraction(-float_upper(-loss[k] * inv_dt))))
+        up_idx.append(math.ceil(float_upper(loss[k] * inv_dt)))
+        lo_idx.append(math.floor(-float_upper(-loss[k] * inv_dt)))
     # UPPER law: bin k (k = 0..K-1) -> up_idx[k]; last bin -> +inf (p > 1) or Delta/b (p = 1)
     up_pairs = [(up_idx[k], float_upper(masses[k])) for k in range(k_count)]
     up_top = 0.0
     if p == 1:
-        last = math.ceil(Fraction(float_upper(d_a / b * inv_dt)))
+        last = math.ceil(float_upper(d_a / b * inv_dt))
         up_pairs.append((last, float_upper(masses[-1])))
     else:
         up_top = float_upper(masses[-1])
     # LOWER law: bin k (k = 1..K) -> lo_idx[k-1]; first bin -> -inf (p > 1, dropped) or -Delta/b (p = 1)
     lo_pairs = [(lo_idx[k - 1], _round_down(masses[k])) for k in range(1, k_count + 1)]
     if p == 1:
-        first = math.floor(Fraction(-float_upper(d_a / b * inv_dt)))
+        first = math.floor(-float_upper(d_a / b * inv_dt))
         lo_pairs.append((first, _round_down(masses[0])))
 
     def to_array(pairs):

@@ -69,6 +69,8 @@ bin endpoints, ``z_max`` and Newton starting points.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from flint import arb, arb_series, ctx
@@ -80,10 +82,28 @@ __all__ = [
     "RadialEnclosure",
     "SGGRadialProblem",
     "sgg_delta_enclosure",
+    "pure_dp_decision",
+    "radial_progress",
     "fw_cdf",
 ]
 
+_DEBUG = False
 DEFAULT_ORDER = 12        # Taylor-model order n (series length n + 1)
+
+
+_PROGRESS_HOOK: ContextVar = ContextVar("certdp_radial_progress", default=None)
+
+
+@contextmanager
+def radial_progress(callback):
+    """Within the block, every :func:`sgg_delta_enclosure` call without its own ``progress``
+    reports ``callback(bins, width, target, bits)`` after each refinement round (``width`` and
+    ``target`` are floats on a common power-of-two scale).  Used by the CLI's spinner."""
+    token = _PROGRESS_HOOK.set(callback)
+    try:
+        yield
+    finally:
+        _PROGRESS_HOOK.reset(token)
 
 
 class RadialPrecisionError(ArithmeticError):
@@ -186,11 +206,59 @@ class SGGRadialProblem:
         self.e_w = arb(T - 3) / 2
         self.lgamma_k = self.k.lgamma()
         self.exp_eps = self.eps.exp()
+        self._gamma_cache: dict = {}
+        # integer Gamma shape (l2-Laplace: k = T; the Gaussian member at even T): finite sums
+        self.k_int = None
+        if self.k.rad() == 0 and self.k == self.k.floor() and 8 <= self.k < 10**5:
+            self.k_int = int(self.k.mid().man_exp()[0]) * 2 ** int(self.k.mid().man_exp()[1])
         # float shadows (never decide anything)
         self.f_c1 = float(self.c1.mid())
         self.f_p = float(self.p.mid())
         self.f_s = float(self.s.mid())
         self.f_k = float(self.k.mid())
+
+    # -- explicit threshold when c1 = 0 (alpha = T - 1) -----------------------------
+    def w_explicit(self, z, y: arb):
+        """``w_e(z) = ((z - y)^(2/p) - z^(2/p) - s^2) / (2 s z^(1/p))`` on a ball or a series.
+
+        For ``c1 = 0`` the loss is ``Phi = z - q^(p/2)``, so for ``z > y``
+        ``Phi(r, w) >= y  <=>  q <= (z - y)^(2/p)  <=>  w <= w_e(z)``: the threshold is
+        ``w* = clamp(w_e, -1, 1)`` in closed form (and ``w* = -1`` where ``z <= y``).  This
+        removes the kink of the p = 1 loss at ``q = 0`` (``r = s, w = -1``) from every
+        computation: ``w*`` never has to be bracketed by sign tests of ``Phi``.
+        ``(z - y)^(2/p) - z^(2/p)`` is formed as ``z^(2/p) expm1((2/p) log1p(-y/z))`` on balls
+        (no cancellation for ``z >> |y|``).
+        """
+        s = self.s
+        if isinstance(z, arb_series):
+            if self._p_is_one():
+                return (-y / s) - (s * s - y * y) / (2 * s) / z
+            if self._p_is_two():
+                return (-(y + s * s) / (2 * s)) * z.rsqrt()
+            two_p = 2 / self.p
+            logz = z.log()
+            # (z - y)^(2/p) - z^(2/p) = z^(2/p) expm1((2/p) log1p(-y/z)); the constant terms of the
+            # log1p / expm1 series are taken from the ball functions (no cancellation of the 1)
+            u = -y / z
+            lg = (u + 1).log()
+            c = lg.coeffs()
+            c[0] = u.coeffs()[0].log1p()
+            v = arb_series(c) * two_p
+            e = v.exp()
+            c = e.coeffs()
+            c[0] = v.coeffs()[0].expm1()
+            e = arb_series(c)
+            zp = (logz * two_p).exp()
+            r = (logz / self.p).exp()
+            return (zp * e - s * s) / (2 * s * r)
+        if self._p_is_one():
+            return (-y / s) - (s * s - y * y) / (2 * s * z)
+        if self._p_is_two():
+            return -(y + s * s) / (2 * s * z.sqrt())
+        two_p = 2 / self.p
+        zp = z ** two_p
+        diff = zp * ((-y / z).log1p() * two_p).expm1()
+        return (diff - s * s) / (2 * s * z ** (1 / self.p))
 
     # -- Phi and dPhi/dw on balls -------------------------------------------------
     def phi(self, z: arb, w: arb) -> arb:
@@ -260,6 +328,9 @@ class SGGRadialProblem:
 
     def _p_is_one(self) -> bool:
         return self.p == 1 and self.p.rad() == 0
+
+    def _p_is_two(self) -> bool:
+        return self.p == 2 and self.p.rad() == 0
 
     # float version for starting points
     def phi_float(self, z: float, w: float) -> float:
@@ -352,6 +423,19 @@ class SGGRadialProblem:
         c[0] = fw_cdf(w0, self.a_w)
         return arb_series(c)
 
+    def _g_series(self, ws: arb_series, w0: arb, minus: bool) -> arb_series:
+        """Series of ``G = F_W(w)`` or, for ``minus``, ``1 - F_W(w) = F_W(-w)`` (``W`` is symmetric):
+        the tail side is computed directly, never as ``1 - (something near 1)``."""
+        if minus:
+            return self._fw_series(-ws, -w0)
+        return self._fw_series(ws, w0)
+
+    def _g_hull(self, wl: arb, wu: arb, minus: bool) -> arb:
+        """Hull of ``G`` over ``w`` in ``[wl, wu]`` (``F_W`` is monotone), tail side directly."""
+        if minus:
+            return _union(fw_cdf(-wu, self.a_w), fw_cdf(-wl, self.a_w))
+        return _union(fw_cdf(wl, self.a_w), fw_cdf(wu, self.a_w))
+
     def _density_series(self, zs: arb_series) -> arb_series:
         return ((self.k - 1) * zs.log() - zs - self.lgamma_k).exp()
 
@@ -429,6 +513,8 @@ class SGGRadialProblem:
         zball = _union(zl, zu)
         fl, fu = float(zl.mid()), float(zu.mid())
         mass = None
+        if self.c1_is_zero and fl > 0.0:
+            return self._bin_explicit(zl, zu, zball, y, minus, order)
         if fl <= 0.0:
             mass = self._mass(zl, zu)
             return arb(0).union(mass), "monotone"
@@ -445,16 +531,13 @@ class SGGRadialProblem:
         taylor = None
         if -1.0 < wfl < 1.0 and -1.0 < wfu < 1.0:
             taylor = self._taylor_bin(zl, zu, y, minus, order, wfl, wfu)
-            if taylor is not None and float(taylor.rad()) < 1e-3 * float(zu.mid() - zl.mid()) * 1e-6:
+            # accept without the monotone comparison only when negligible against the bin's mass
+            if taylor is not None and taylor.rad() < arb("1e-30") * self._mass(zl, zu):
                 return taylor, "taylor"
         # monotone (first-order) enclosure
         wl, wu = self.w_bracket(zball, y, min(wfl, wfu), max(wfl, wfu))
         mass = self._mass(zl, zu)
-        g_lo = fw_cdf(wl, self.a_w)
-        g_hi = fw_cdf(wu, self.a_w)
-        g = _union(g_lo, g_hi)
-        if minus:
-            g = 1 - g
+        g = self._g_hull(wl, wu, minus)
         mono = mass * g
         if taylor is not None:
             # both are valid enclosures of the same number: keep the better one
@@ -462,14 +545,128 @@ class SGGRadialProblem:
                 return taylor, "taylor"
         return mono, "monotone"
 
+    def _bin_explicit(self, zl, zu, zball, y, minus, order):
+        """One bin for ``c1 = 0`` with the closed-form threshold (:meth:`w_explicit`)."""
+        mass = self._mass(zl, zu)
+
+        def const(w_is_plus_one: bool):
+            # G = F_W(w*) (or 1 - F_W) with F_W(1) = 1, F_W(-1) = 0
+            one = w_is_plus_one != minus
+            return (mass if one else arb(0)), "constant"
+
+        if self._p_is_two() or (self._p_is_one() and (y <= 0 or self.s >= y)):
+            # p = 1, 2: w_e is a monotone function of z on all of z > 0, and clamp(w_e) = w* there:
+            # for z <= y (y > 0), p = 2: 2 s sqrt z <= 2 s sqrt y <= y + s^2 (AM-GM) gives w_e <= -1;
+            # p = 1: w_e <= -1 iff 2 z (s - y) <= s^2 - y^2, true for z <= y when s >= y (certified;
+            # for s < y it fails, and the generic branch below handles z <= y).  So the hull of the
+            # two end values is exact -- no dependency, and no special point at z = y
+            wb = _union(self.w_explicit(zl, y), self.w_explicit(zu, y))
+            return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, True)
+        if y > 0 and zu <= y:
+            return const(False)                   # z <= y: Phi <= z <= y, w* = -1
+        wb = self.w_explicit(zball, y) if zl > y else None
+        return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, zl > y)
+
+    def _bin_explicit_tail(self, zl, zu, zball, y, minus, order, mass, wb, const, above_y):
+        if wb is not None and _finite(wb):
+            if wb <= -1:
+                return const(False)
+            if wb >= 1:
+                return const(True)
+        taylor = None
+        if wb is not None and _finite(wb) and wb > -1 and wb < 1:
+            taylor = self._taylor_bin_explicit(zl, zu, zball, y, minus, order, wb)
+        # monotone enclosure: w* in [max(-1, lo w_e), min(1, hi w_e)] (w* = -1 where z <= y)
+        if wb is not None and _finite(wb):
+            wl = arb(-1) if (wb.lower() < -1 or not above_y) else wb.lower()
+            wu = arb(1) if wb.upper() > 1 else wb.upper()
+            if wu < -1:
+                wu = arb(-1)
+        else:
+            # the bin meets z = y (y > 0): w* = -1 for z <= y; on (y, zu] enclose w_e with
+            # (z - y)^(2/p) in [0, (zu - y)^(2/p)] (the power is increasing)
+            wl, wu = arb(-1), arb(1)
+            if y > 0 and zu > y:
+                zr = _union(y, zu)
+                top = (zu - y) ** (2 / self.p) if zu > y else arb(0)
+                num = arb(0).union(top) - zr ** (2 / self.p) - self.s * self.s
+                wu_b = num / (2 * self.s * zr ** (1 / self.p))
+                if _finite(wu_b) and wu_b.upper() < 1:
+                    wu = arb(-1) if wu_b.upper() < -1 else wu_b.upper()
+        g = self._g_hull(wl, wu, minus)
+        mono = mass * g
+        if taylor is not None and taylor.rad() < mono.rad():
+            return taylor, "taylor"
+        return mono, "monotone"
+
+    def _taylor_bin_explicit(self, zl, zu, zball, y, minus, n, wball):
+        old_prec = ctx.prec
+        ctx.prec = max(old_prec, 2200)
+        try:
+            half = (zu - zl) / 2
+            zm = (zl + zu) / 2
+        finally:
+            ctx.prec = old_prec
+        old_cap = ctx.cap
+        ctx.cap = n + 1
+        try:
+            zs = arb_series([zm, 1])
+            ws = self.w_explicit(zs, y)
+            w0 = ws.coeffs()[0]
+            if not (w0 > -1 and w0 < 1):
+                return None
+            g_mid = self._g_series(ws, w0, minus)
+            h_mid = (self._density_series(zs) * g_mid).coeffs()
+            zsb = arb_series([zball, 1])
+            wsb = self.w_explicit(zsb, y)
+            g_b = self._g_series(wsb, wball, minus)
+            h_b = (self._density_series(zsb) * g_b).coeffs()
+        except (ValueError, ZeroDivisionError):
+            return None
+        finally:
+            ctx.cap = old_cap
+        return _integrate_taylor(h_mid, h_b, half, n)
+
     def _mass(self, zl: arb, zu: arb) -> arb:
-        pu = zu.gamma_lower(self.k, regularized=1)
-        if zl == 0:
-            return pu
+        """Gamma(k, 1) mass of ``[zl, zu]``.  Arb's regularized incomplete gamma can return a
+        useless ball at low working precision for large ``k`` (e.g. ``P(128, 86)`` at 64 bits is
+        ``[+/- 1e17]``): a mass that is not accurate to the working precision is recomputed with
+        more bits (any enclosure is valid; only its width matters)."""
+        old = ctx.prec
+        target = arb(2) ** (16 - old)
+        m = None
+        try:
+            for extra in (0, 64, 192, 448):
+                ctx.prec = old + extra
+                m = self._mass_at(zl, zu)
+                if _finite(m) and (m.rad() <= target * abs(m.mid()) or m.upper() <= 0):
+                    break
+        finally:
+            ctx.prec = old
+        return m
+
+    def _mass_at(self, zl: arb, zu: arb) -> arb:
         # for large z use the upper function to avoid cancellation
+        if zl == 0:
+            return self._incomplete(zu, False)
         if zl > self.k:
-            return zl.gamma_upper(self.k, regularized=1) - zu.gamma_upper(self.k, regularized=1)
-        return pu - zl.gamma_lower(self.k, regularized=1)
+            return self._incomplete(zl, True) - self._incomplete(zu, True)
+        return self._incomplete(zu, False) - self._incomplete(zl, False)
+
+    def _incomplete(self, z: arb, upper: bool) -> arb:
+        """``Q(k, z)`` (``upper``) or ``P(k, z)`` at the current precision, cached per bin edge
+        (neighbouring bins and the A / B sides share edges; Arb's incomplete gamma is the costly
+        part of a bin for large ``k``)."""
+        key = (float(z.mid()), upper, ctx.prec)
+        val = self._gamma_cache.get(key)
+        if val is None or z.rad() != 0:
+            if self.k_int is not None and z >= 0:
+                val = _integer_shape_incomplete(z, self.k_int, upper)
+            else:
+                val = z.gamma_upper(self.k, regularized=1) if upper else z.gamma_lower(self.k, regularized=1)
+            if z.rad() == 0:
+                self._gamma_cache[key] = val
+        return val
 
     def _taylor_bin(self, zl, zu, y, minus, n, wfl, wfu):
         # bin edges are doubles: centre and half-width are computed exactly (no rounding), so the
@@ -516,36 +713,127 @@ class SGGRadialProblem:
         if float((wu - wl).mid()) > 0.25:
             return None
         # series at the midpoint: exact-ish coefficients a_0..a_{n-1}
-        g_mid = self._fw_series(ws, w0)
-        if minus:
-            g_mid = 1 - g_mid
+        g_mid = self._g_series(ws, w0, minus)
         h_mid = (self._density_series(zs) * g_mid).coeffs()
         # series on the whole bin: enclosure of h^(n)(xi)/n!
         zsb = arb_series([zball, 1])
         wsb = self._wstar_series_ball(zsb, wball, n)
-        g_b = self._fw_series(wsb, wball)
-        if minus:
-            g_b = 1 - g_b
+        g_b = self._g_series(wsb, wball, minus)
         h_b = (self._density_series(zsb) * g_b).coeffs()
-        if len(h_b) < n + 1:
-            h_b = h_b + [arb(0)] * (n + 1 - len(h_b))
-        if len(h_mid) < n:
-            h_mid = h_mid + [arb(0)] * (n - len(h_mid))
-        total = arb(0)
-        hp = half  # half^(j+1)
-        for j in range(n):
-            if j % 2 == 0:
-                total += h_mid[j] * 2 * hp / (j + 1)
-            hp = hp * half
-        # hp == half^(n+1)
-        rem = h_b[n]
-        if not _finite(rem):
+        return _integrate_taylor(h_mid, h_b, half, n)
+
+
+def _integer_shape_incomplete(z: arb, k: int, upper: bool) -> arb:
+    """``Q(k, z)`` or ``P(k, z)`` for an integer shape ``k`` and ``z >= 0``, by sums of positive terms.
+
+    ``Q(k, z) = e^-z sum_{j<k} z^j / j!`` (finite).  ``P(k, z) = e^-z sum_{j>=k} z^j / j!`` for
+    ``z < k``, truncated once the term ratio ``r = z / (j+1)`` is below 1/2 and the term below
+    ``2^-(prec+16)`` of the sum, with the rest bounded by ``t r / (1 - r)`` (the ratios decrease);
+    for ``z >= k``, ``P = 1 - Q`` (then ``Q <= 1/2``-ish, no cancellation).  Orders of magnitude
+    faster than the general incomplete gamma for ``k`` in the hundreds, and accurate at 64 bits.
+    """
+    ez = (-z).exp()
+    if upper or z >= k:
+        term = arb(1)
+        total = arb(1)
+        for j in range(1, k):
+            term = term * z / j
+            total = total + term
+        q = ez * total
+        if upper:
+            return q
+        return 1 - q
+    term = ez
+    for j in range(1, k + 1):
+        term = term * z / j                 # e^-z z^k / k! after the loop
+    total = term
+    eps = arb(2) ** (-(ctx.prec + 16))
+    j = k
+    while True:
+        j += 1
+        term = term * z / j
+        total = total + term
+        r = z / (j + 1)
+        if r < arb(0.5) and term < eps * total:
+            tail = term * r / (1 - r)
+            return total + arb(0).union(tail.upper())
+        if j > k + 100000:                   # not reached for z < k
+            return z.gamma_lower(arb(k), regularized=1)
+
+
+def _integrate_taylor(h_mid, h_b, half, n):
+    """``int_{-half}^{half} h(z_m + t) dt`` from the Taylor coefficients at the centre
+    (orders ``< n``) and the order-``n`` coefficient enclosed on the whole bin (Lagrange remainder)."""
+    if len(h_b) < n + 1:
+        h_b = h_b + [arb(0)] * (n + 1 - len(h_b))
+    if len(h_mid) < n:
+        h_mid = h_mid + [arb(0)] * (n - len(h_mid))
+    total = arb(0)
+    hp = half  # half^(j+1)
+    for j in range(n):
+        if j % 2 == 0:
+            total += h_mid[j] * 2 * hp / (j + 1)
+        hp = hp * half
+    # hp == half^(n+1)
+    rem = h_b[n]
+    if not _finite(rem):
+        return None
+    bound = abs(rem).upper() * 2 * hp / (n + 1)
+    total = total + arb(0, bound)
+    if not _finite(total):
+        return None
+    return total
+
+
+def _exact_fraction(x):
+    """``x`` as an exact ``Fraction`` when it is one (int, Fraction, exact arb point), else ``None``."""
+    from fractions import Fraction
+
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, (int, Fraction)):
+        return Fraction(x)
+    if isinstance(x, str):
+        try:
+            return Fraction(x)
+        except ValueError:
             return None
-        bound = abs(rem).upper() * 2 * hp / (n + 1)
-        total = total + arb(0, bound)
-        if not _finite(total):
-            return None
-        return total
+    if isinstance(x, arb) and x.is_finite() and x.rad() == 0:
+        m, e = x.mid().man_exp()
+        m, e = int(m), int(e)
+        return Fraction(m * 2 ** e) if e >= 0 else Fraction(m, 2 ** -e)
+    return None
+
+
+def pure_dp_decision(dimension, alpha, power, rate, epsilon, sensitivity) -> bool | None:
+    """Is ``delta(eps) = 0`` exactly, because the privacy loss is bounded by ``beta s^p <= eps``?
+
+    For ``alpha = T - 1`` (``c1 = 0``) the loss is ``beta (r^p - |r e_1 + mu|^p)``; for
+    ``p <= 1`` the map ``x -> |x|^p`` is subadditive, so the loss is at most ``beta s^p`` (attained
+    at ``r = s``, ``w = -1``).  Hence ``eps >= beta s^p`` gives ``delta = 0`` exactly (and
+    ``eps < beta s^p`` gives ``delta > 0``: the loss exceeds ``eps`` on an open set).
+    Returns ``True`` (certified ``delta = 0``), ``False`` (certified not pure-DP, or the
+    structure does not apply) or ``None`` (balls overlap the boundary).  Exact inputs with
+    ``p = 1`` are compared as fractions, so the boundary ``eps = beta s`` itself is decided.
+    """
+    T = int(dimension)
+    fa, fp, fb, fe, fs = (_exact_fraction(v) for v in (alpha, power, rate, epsilon, sensitivity))
+    if fa is not None and fa != T - 1:
+        return False
+    if fa is None and not (to_arb(alpha) == T - 1):
+        return False
+    if fp is not None and fp == 1 and fb is not None and fe is not None and fs is not None:
+        return fe >= fb * fs
+    p = to_arb(power)
+    if not (p <= 1):
+        return False if p > 1 else None
+    bound = to_arb(rate) * to_arb(sensitivity) ** p
+    eps = to_arb(epsilon)
+    if eps >= bound:
+        return True
+    if eps < bound:
+        return False
+    return None
 
 
 def _initial_edges(k: float, z_first: float, z_max: float, n_quant: int = 24) -> list[float]:
@@ -565,6 +853,108 @@ def _initial_edges(k: float, z_first: float, z_max: float, n_quant: int = 24) ->
     return sorted(edges)
 
 
+def _log_gamma_upper_quantile(k: float, log_target: float) -> float:
+    """float ``z`` with ``Q(k, z)`` about ``exp(log_target)``, in log space (any ``log_target < 0``).
+
+    SciPy's inverse is used while ``exp(log_target)`` is a normal double; below that the
+    asymptotic ``log Q(k, z) ~ (k-1) log z - z - lgamma(k)`` is solved by fixed-point iteration.
+    Only a bin edge: the discarded mass is enclosed by Arb afterwards.
+    """
+    from scipy.special import gammainccinv
+
+    if log_target > -700.0:
+        z = float(gammainccinv(k, math.exp(log_target)))
+        if math.isfinite(z) and z > 0:
+            return z
+    z = max(-log_target, k, 1.0)
+    for _ in range(60):
+        z_new = -log_target + (k - 1.0) * math.log(z) - math.lgamma(k) + math.log(2.0)
+        z_new = max(z_new, 1.0)
+        if abs(z_new - z) < 1e-9 * z:
+            break
+        z = z_new
+    return z
+
+
+def _log_gamma_lower_quantile(k: float, log_target: float) -> float:
+    """float ``z`` with ``P(k, z)`` about ``exp(log_target)`` (``P(k, z) <= z^k / Gamma(k+1)``)."""
+    from scipy.special import gammaincinv
+
+    if log_target > -700.0:
+        z = float(gammaincinv(k, math.exp(log_target)))
+        if math.isfinite(z) and z > 0:
+            return z
+    lz = (log_target + math.lgamma(k + 1.0)) / k
+    return max(math.exp(lz), 1e-300) if lz > -690.0 else 1e-300
+
+
+def _breakpoints(prob: SGGRadialProblem, y: float, z_lo: float, z_hi: float, n: int = 400) -> list[float]:
+    """float points where ``w*(., y)`` enters or leaves ``-1`` / ``+1`` (bin edges only).
+
+    Class of ``z``: +1 if ``Phi(z, 1) >= y``, -1 if ``Phi(z, -1) <= y``, 0 otherwise; a change of
+    class on a geometric grid is refined by bisection.  Splitting bins there (and grading towards
+    them) keeps the non-analytic points of ``F_W(w*)`` at bin edges, where the Taylor models of
+    the neighbouring bins converge geometrically.
+    """
+    def cls(z):
+        try:
+            if prob.phi_float(z, 1.0) >= y:
+                return 1
+            if prob.phi_float(z, -1.0) <= y:
+                return -1
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return None
+        return 0
+
+    if not (0 < z_lo < z_hi):
+        return []
+    ratio = (z_hi / z_lo) ** (1.0 / n)
+    out = []
+    z_prev, c_prev = z_lo, cls(z_lo)
+    for i in range(1, n + 1):
+        z = z_lo * ratio ** i
+        c = cls(z)
+        if c is not None and c_prev is not None and c != c_prev:
+            a, b = z_prev, z
+            for _ in range(80):
+                m = 0.5 * (a + b)
+                if not (a < m < b):
+                    break
+                if cls(m) == c_prev:
+                    a = m
+                else:
+                    b = m
+            out.append(0.5 * (a + b))
+        z_prev, c_prev = z, c
+    return out
+
+
+def _split_point(zl: float, zu: float, bps: list[float]) -> float:
+    """Where to split ``[zl, zu]``: at a breakpoint inside, geometrically towards one at an end,
+    geometrically near 0, else at the midpoint."""
+    for b in bps:
+        if zl < b < zu and (b - zl) > 1e-13 * zu and (zu - b) > 1e-13 * zu:
+            return b
+    for b in bps:
+        if abs(zl - b) <= 1e-13 * max(abs(b), 1e-300):
+            return zl + (zu - zl) / 16.0
+        if abs(zu - b) <= 1e-13 * max(abs(b), 1e-300):
+            return zu - (zu - zl) / 16.0
+    if zl > 0 and zu / zl > 2.0:
+        return math.sqrt(zl * zu)
+    if zl == 0:
+        return zu / 1024.0
+    return 0.5 * (zl + zu)
+
+
+def _power_of_two_scale(x: arb) -> arb:
+    """An exact power of two ``S`` with ``x S`` of order one (``x > 0``); Arb's exponent range."""
+    if not (x > 0):
+        return arb(1)
+    m, e = x.upper().mid().man_exp()
+    return arb(2) ** (-(int(e) + int(m).bit_length()))
+
+
 def sgg_delta_enclosure(
     dimension,
     alpha,
@@ -574,6 +964,8 @@ def sgg_delta_enclosure(
     sensitivity,
     eta=1e-8,
     *,
+    rel_eta: float | None = None,
+    log_delta_hint: float | None = None,
     order: int = DEFAULT_ORDER,
     max_bins: int = 20000,
     progress=None,
@@ -583,40 +975,55 @@ def sgg_delta_enclosure(
     Works at the *current* ``ctx.prec``.  Returns ``RadialEnclosure`` with
     ``lower <= delta*(eps) <= upper`` for every point of the input balls
     (parameters may be exact values or arb balls), and
-    ``upper - lower <= eta`` (absolute).  Raises :class:`RadialPrecisionError`
-    if the bin budget is exhausted first (e.g. the precision is too low for
-    the requested ``eta``).  Both sides are certified: ``lower`` is a proven
-    lower bound on the true optimal delta (so ``lower > delta_claimed`` proves
-    a claim VIOLATED), ``upper`` a proven upper bound (the paper's oracle,
-    Def. 4.3, with ``eta``-tightness).
+    ``upper - lower <= max(eta, rel_eta * lower)``.  ``eta`` (absolute) may be a float, a
+    string or an arb (``"1e-400"`` works: widths are compared in Arb, floats only rank bins
+    after scaling by a power of two).  ``rel_eta`` asks for a relative width, against the
+    certified lower bound reached so far.  ``log_delta_hint`` (a float estimate of ``ln delta``)
+    only places the first tail cut.
+
+    Raises :class:`RadialPrecisionError` when the bin budget is exhausted or the total width
+    stalls (rounding at this precision dominates: the caller raises precision); the exception's
+    ``enclosure`` attribute holds the certified (too wide) enclosure reached.  Both sides are
+    certified: ``lower`` is a proven lower bound on the true optimal delta (so ``lower >
+    delta_claimed`` proves a claim VIOLATED), ``upper`` a proven upper bound (the paper's oracle,
+    Def. 4.3, with ``eta``-tightness).  For ``alpha = T - 1`` and ``p <= 1`` the loss is bounded by
+    ``beta s^p``; if ``eps >= beta s^p`` (certified) the answer is the exact ``[0, 0]``.
     """
     prob = SGGRadialProblem(dimension, alpha, power, rate, epsilon, sensitivity)
-    eta = float(eta)
-    if eta <= 0:
+    eta_arb = eta if isinstance(eta, arb) else arb(eta if isinstance(eta, str) else repr(float(eta)))
+    if not (eta_arb > 0):
         raise ValueError("eta must be > 0")
+    eta_f = float(eta_arb.mid()) if eta_arb > arb("1e-300") else 0.0
     if prob.s_in == 0:
         z = arb(0)
-        return RadialEnclosure(z, z, eta, 0, arb(0), ctx.prec)
-    from scipy.special import gammainccinv, gammaincinv
+        return RadialEnclosure(z, z, eta_f, 0, arb(0), ctx.prec)
+    if pure_dp_decision(dimension, alpha, power, rate, epsilon, sensitivity) is True:
+        z = arb(0)
+        return RadialEnclosure(z, z, eta_f, 0, arb(0), ctx.prec,
+                               notes=["pure DP: alpha = T-1, p <= 1, loss <= beta s^p <= eps"])
 
     k = prob.f_k
-    e_eps = float(prob.exp_eps.upper())
-    eta_tail = eta / 8.0
-    tail_target = eta_tail / (1.0 + e_eps)
-    z_max = float(gammainccinv(k, tail_target))
+    e_eps = float(prob.exp_eps.upper()) if prob.exp_eps < arb("1e300") else math.inf
+    log_1pe = math.log1p(e_eps) if math.isfinite(e_eps) else float(prob.eps.upper())
+    log_eta = float(eta_arb.log().mid())
+    log_goal = log_eta
+    if rel_eta is not None and log_delta_hint is not None and math.isfinite(log_delta_hint):
+        log_goal = max(log_goal, math.log(rel_eta) + log_delta_hint)
+    log_tail = log_goal - math.log(8.0) - log_1pe
+    z_max = _log_gamma_upper_quantile(k, log_tail)
     if not math.isfinite(z_max) or z_max <= 0:
         z_max = 10.0 * k + 1000.0
-    z_first = float(gammaincinv(k, min(tail_target, 1e-3)))
-    if not (z_first > 0) or not math.isfinite(z_first):
-        z_first = 1e-300
+    z_first = _log_gamma_lower_quantile(k, min(log_tail, math.log(1e-3)))
     z_first = min(z_first, z_max / 4)
-    edges = _initial_edges(k, z_first, z_max)
-    zmax_arb = arb(edges[-1])
-    tau = zmax_arb.gamma_upper(prob.k, regularized=1)
-    tail = arb(0).union(tau)
+    bps = sorted(set(_breakpoints(prob, -float(prob.eps.mid()), z_first, z_max)
+                     + _breakpoints(prob, float(prob.eps.mid()), z_first, z_max)
+                     + ([float(prob.eps.mid())] if prob.c1_is_zero and not (prob._p_is_one() or prob._p_is_two())
+                        else [])))
+    edges = sorted(set(_initial_edges(k, z_first, z_max)) | {b for b in bps if z_first < b < z_max})
 
     y_minus = -prob.eps
     y_plus = prob.eps
+    exp_eps = prob.exp_eps
 
     def evaluate(zl_f: float, zu_f: float):
         zl, zu = arb(zl_f), arb(zu_f)
@@ -624,47 +1031,96 @@ def sgg_delta_enclosure(
         b_i, m2 = prob.bin_contribution(zl, zu, y_plus, False, order)
         return a_i, b_i, (m1, m2)
 
+    def width_arb(ab):
+        a_i, b_i, _ = ab
+        if not (_finite(a_i) and _finite(b_i)):
+            return None
+        return 2 * arb(a_i.rad()) + exp_eps * 2 * arb(b_i.rad())
+
     bins = {}
     for zl_f, zu_f in zip(edges[:-1], edges[1:]):
         bins[(zl_f, zu_f)] = evaluate(zl_f, zu_f)
-    eta_int = eta - 2 * (1 + e_eps) * float(tau.upper()) * 1.0001
-    if eta_int <= 0:
-        raise RadialPrecisionError("tail mass too large for eta")
+    zmax = [edges[-1]]
+    tau = [arb(zmax[0]).gamma_upper(prob.k, regularized=1)]
 
-    def width_of(ab):
-        a_i, b_i, _ = ab
-        return float((2 * a_i.rad() + prob.exp_eps * 2 * b_i.rad()).upper()) if (
-            _finite(a_i) and _finite(b_i)) else math.inf
+    def assemble():
+        A = arb(0).union(tau[0])
+        B = A
+        for a_i, b_i, _ in bins.values():
+            A = A + a_i
+            B = B + b_i
+        D = A - exp_eps * B
+        lower, upper = D.lower(), D.upper()
+        zero = arb(0)
+        if lower < 0:
+            lower = zero
+        if upper < 0:
+            upper = zero
+        return A, B, lower, upper
 
+    def make(A, B, lower, upper):
+        counts = {"taylor": 0, "monotone": 0, "constant": 0}
+        for _, _, (m1, m2) in bins.values():
+            counts[m1] += 1
+            counts[m2] += 1
+        return RadialEnclosure(
+            lower=lower, upper=upper, eta=eta_f, bins=len(bins), tail_mass=tau[0],
+            precision_bits=ctx.prec, taylor_bins=counts["taylor"],
+            monotone_bins=counts["monotone"], constant_bins=counts["constant"],
+            a_enclosure=A, b_enclosure=B,
+            bin_table=sorted((k_[0], k_[1], float(w.upper()) if (w := width_arb(v)) is not None else math.inf,
+                              v[2]) for k_, v in bins.items()),
+        )
+
+    history: list[arb] = []
+    TAIL = ("tail",)
     while True:
-        widths = {key: width_of(v) for key, v in bins.items()}
-        total = sum(widths.values())
+        A, B, lower, upper = assemble()
+        width = upper - lower
+        target = eta_arb
+        if rel_eta is not None:
+            target = _union(target, arb(rel_eta) * lower).upper()   # max(eta, rel * lower)
+        if _finite(width) and width <= target:
+            return make(A, B, lower, upper)
+        widths = {key: width_arb(v) for key, v in bins.items()}
+        widths[TAIL] = (1 + exp_eps) * tau[0]
+        finite = [w for w in widths.values() if w is not None]
+        total = sum(finite, arb(0)) if finite else arb(0)
+        scale = _power_of_two_scale(total)
+        wf = {key: (math.inf if w is None else float((w * scale).upper())) for key, w in widths.items()}
+        tot_f = sum(wf.values())
         if progress is not None:
-            progress(len(bins), total, eta_int)
-        if total <= eta_int:
-            break
-        if len(bins) > max_bins:
-            raise RadialPrecisionError(
-                f"eta={eta} not reached with {len(bins)} bins at {ctx.prec} bits "
-                f"(width {total:.3g})")
-        # split every bin carrying more than its fair share
-        # split the widest bins that together carry half of the total width
-        ranked = sorted(widths.items(), key=lambda kv: -kv[1])
+            progress(len(bins), tot_f, float((target * scale).upper()))
+        elif (hook := _PROGRESS_HOOK.get()) is not None:
+            hook(len(bins), tot_f, float((target * scale).upper()), ctx.prec)
+        history.append(total)
+        if _DEBUG: print("  dbg", len(bins), float(total.upper()), float(width.upper()), [k for k in sorted(wf, key=lambda q: -wf[q])[:3]], float(tau[0].upper()))
+        stalled = len(history) > 6 and not (history[-1] < arb("0.7") * history[-6])
+        if len(bins) > max_bins or stalled:
+            err = RadialPrecisionError(
+                f"width {float(width.upper()):.3g} not below the target with {len(bins)} bins at "
+                f"{ctx.prec} bits ({'stalled' if stalled else 'bin budget'})")
+            err.enclosure = make(A, B, lower, upper)
+            raise err
+        ranked = sorted(wf.items(), key=lambda kv: -kv[1])
         to_split, acc = [], 0.0
         for key, w in ranked:
             to_split.append(key)
             acc += w
-            if acc >= 0.5 * total:
+            if acc >= 0.5 * tot_f:
                 break
         progress_made = False
         for key in to_split:
+            if key == TAIL:
+                z_old = zmax[0]
+                z_new = z_old + max(8.0, 0.25 * z_old)
+                bins[(z_old, z_new)] = evaluate(z_old, z_new)
+                zmax[0] = z_new
+                tau[0] = arb(z_new).gamma_upper(prob.k, regularized=1)
+                progress_made = True
+                continue
             zl_f, zu_f = key
-            if zl_f > 0 and zu_f / zl_f > 2.0:
-                zm_f = math.sqrt(zl_f * zu_f)
-            elif zl_f == 0:
-                zm_f = zu_f / 1024.0
-            else:
-                zm_f = 0.5 * (zl_f + zu_f)
+            zm_f = _split_point(zl_f, zu_f, bps)
             if not (zl_f < zm_f < zu_f):
                 continue
             del bins[key]
@@ -672,30 +1128,6 @@ def sgg_delta_enclosure(
             bins[(zm_f, zu_f)] = evaluate(zm_f, zu_f)
             progress_made = True
         if not progress_made:
-            raise RadialPrecisionError("bins cannot be split further in double precision")
-
-    A = tail
-    B = tail
-    counts = {"taylor": 0, "monotone": 0, "constant": 0}
-    for a_i, b_i, (m1, m2) in bins.values():
-        A = A + a_i
-        B = B + b_i
-        counts[m1] += 1
-        counts[m2] += 1
-    D = A - prob.exp_eps * B
-    lower = D.lower()
-    upper = D.upper()
-    zero = arb(0)
-    if lower < 0:
-        lower = zero
-    if upper < 0:
-        upper = zero
-    if not (upper - lower <= eta):
-        raise RadialPrecisionError(f"final width {float((upper - lower).upper()):.3g} > eta")
-    return RadialEnclosure(
-        lower=lower, upper=upper, eta=eta, bins=len(bins), tail_mass=tau,
-        precision_bits=ctx.prec, taylor_bins=counts["taylor"],
-        monotone_bins=counts["monotone"], constant_bins=counts["constant"],
-        a_enclosure=A, b_enclosure=B,
-        bin_table=sorted((k_[0], k_[1], width_of(v), v[2]) for k_, v in bins.items()),
-    )
+            err = RadialPrecisionError("bins cannot be split further in double precision")
+            err.enclosure = make(A, B, lower, upper)
+            raise err

@@ -45,6 +45,7 @@ from certdp.numbers import (
     InputError,
     UndecidedError,
     arb_of,
+    to_arb,
     parse_exact,
     parse_nonnegative,
     parse_positive,
@@ -82,48 +83,56 @@ def relative_eta_for_precision(bits: int) -> float:
 
 
 def sgg_profile_enclosure(dimension: int, alpha, power, rate, epsilon, sensitivity,
-                          relative_eta: float | None = None) -> arb:
+                          relative_eta: float | None = None, *, progress=None,
+                          reached: list | None = None) -> arb:
     """Ball containing ``delta*(eps)`` of ``SGG(alpha, rate, power)`` in ``R^dimension``.
 
     Valid for every point of the input balls, at the current working
-    precision.  The width target is relative: ``upper - lower <=
-    relative_eta * lower`` when ``delta`` is not tiny, reached by a few
-    engine passes (a float estimate sets the first ``eta``; each pass is
-    certified on its own, only the width changes).  Returns a non-finite ball
-    when the engine cannot reach the width at this precision (the caller's
-    precision ladder then moves on).
+    precision.  The width target is relative, ``upper - lower <= relative_eta * lower``,
+    reached in one engine pass (the engine stops against its own certified lower bound, so a
+    poor float estimate of delta costs nothing; the estimate only places the first tail cut).
+    Exact inputs stay exact, so pure DP (``alpha = T-1, p <= 1, eps >= beta s^p``) is an exact 0.
+    Returns a non-finite ball when the engine cannot reach the width at this precision (bin
+    budget or stalled widths; the caller's precision ladder then moves on); ``reached``, if
+    given, collects ``(enclosure, bits)`` of such failures.  ``progress(bins, width, target)``
+    is passed to the engine.
     """
     rel = relative_eta if relative_eta is not None else relative_eta_for_precision(ctx.prec)
-    rate_b, eps_b = arb_of(rate) if not isinstance(rate, arb) else rate, \
-        arb_of(epsilon) if not isinstance(epsilon, arb) else epsilon
-    eta = 1e-3
+    rate_b = _exact_or_ball(rate)
+    eps_b = _exact_or_ball(epsilon)
+    hint = None
     try:
         guess = sgg_delta_float(int(dimension), float(Fraction(alpha)), float(Fraction(power)),
-                                float(rate_b.mid()), float(eps_b.mid()), float(Fraction(sensitivity)))
+                                float(to_arb(rate_b).mid()), float(to_arb(eps_b).mid()),
+                                float(Fraction(sensitivity)))
         if guess is not None and guess > 1e-280:
-            eta = max(rel * guess * 0.5, 1e-290)
+            hint = math.log(guess)
     except (ArithmeticError, ValueError):
         pass
-    last = None
-    for _ in range(60):
-        try:
-            enc = sgg_delta_enclosure(dimension, _exact(alpha), _exact(power), rate_b, eps_b,
-                                      _exact(sensitivity), eta=min(eta, 0.5))
-        except RadialPrecisionError:
-            return arb("nan")
-        last = enc
-        if enc.upper == 0:
-            return arb(0)
-        lower = float(enc.lower.lower())
-        if lower > 0 and float(enc.width.upper()) <= rel * lower * 1.000001:
-            break
-        if lower > 0:
-            eta = max(rel * lower, 1e-300)
-        else:
-            eta = max(float(enc.upper.upper()) * 1e-3, 1e-300)
-            if eta <= 1e-300:
-                break
-    return last.as_ball() if last is not None else arb("nan")
+    # absolute floor far below any double: the relative target decides; delta = 0 (pure DP) is
+    # decided analytically by the engine
+    floor = arb(2) ** (-64 * ctx.prec)
+    try:
+        enc = sgg_delta_enclosure(dimension, _exact(alpha), _exact(power), rate_b, eps_b,
+                                  _exact(sensitivity), eta=floor, rel_eta=rel, log_delta_hint=hint,
+                                  progress=progress)
+    except RadialPrecisionError as exc:
+        if reached is not None and getattr(exc, "enclosure", None) is not None:
+            reached.append((exc.enclosure, ctx.prec))
+        return arb("nan")
+    if enc.upper == 0:
+        return arb(0)
+    return enc.as_ball()
+
+
+def _exact_or_ball(v):
+    """Exact inputs stay exact (Fraction), so the engine can decide pure DP by exact comparison."""
+    if isinstance(v, arb):
+        from certdp.engines.radial import _exact_fraction
+
+        f = _exact_fraction(v)
+        return f if f is not None else v
+    return parse_exact(v, "parameter") if not isinstance(v, Fraction) else v
 
 
 def _exact(v) -> Any:
@@ -308,19 +317,33 @@ class SGG(Mechanism):
     @classmethod
     def float_candidate(cls, epsilon: float, log_delta: float, dimension: int = 2, alpha: Fraction = Fraction(1),
                         power: Fraction = Fraction(2), sensitivity: Fraction = Fraction(1)) -> float | None:
+        if Fraction(alpha) == dimension - 1 and Fraction(power) == 2:
+            # the Gaussian member: N(0, sigma^2 I) with beta = 1/(2 sigma^2); its float root works in
+            # log space down to any delta (the quadrature candidate underflows below ~1e-16)
+            from certdp.mechanisms.gaussian import Gaussian
+
+            sigma = Gaussian.float_candidate(epsilon, log_delta, sensitivity=sensitivity)
+            return None if sigma is None else 1.0 / (2.0 * sigma * sigma)
         return sgg_rate_candidate(dimension, float(alpha), float(power), epsilon, log_delta, float(sensitivity))
 
     def privacy_profile(self, epsilon: object, *, relative_accuracy_bits: int = 40) -> Enclosure:
         """Certified enclosure of delta(eps) at 128 bits (relative width ~1e-13)."""
         eps = parse_nonnegative(epsilon, "epsilon")
         rel = 2.0 ** -relative_accuracy_bits
-        for bits in (128, 256):
+        reached: list = []
+        rate = self.rate if isinstance(self.rate, arb) else self.rate
+        for bits in (128, 256, 512, 1024):
             with working_precision(bits):
-                ball = sgg_profile_enclosure(self.dimension, self.alpha, self.power, self._rate_ball(),
-                                             arb_of(eps), self.sensitivity, relative_eta=rel)
+                ball = sgg_profile_enclosure(self.dimension, self.alpha, self.power, rate,
+                                             eps, self.sensitivity, relative_eta=rel, reached=reached)
                 if ball.is_finite():
                     return Enclosure.from_arb(ball, bits)
-        raise UndecidedError("sgg: radial engine did not reach the requested width at 256 bits")
+        msg = "sgg: radial engine did not reach the requested width at 1024 bits"
+        if reached:
+            enc, bits = reached[-1]
+            msg += (f"; reached enclosure [{enc.lower.str(10, radius=False)}, "
+                    f"{enc.upper.str(10, radius=False)}] at {bits} bits with {enc.bins} bins")
+        raise UndecidedError(msg)
 
     def _rate_ball(self) -> arb:
         return self.rate if isinstance(self.rate, arb) else arb_of(self.rate)
@@ -436,6 +459,22 @@ class L2Laplace(_Preset):
     @classmethod
     def value_of_rate(cls, beta):
         return 1.0 / beta
+
+    @classmethod
+    def float_candidate(cls, epsilon: float, log_delta: float, dimension: int = 2,
+                        sensitivity: Fraction = Fraction(1)) -> float | None:
+        """The quadrature candidate, capped by the pure-DP scale ``s / eps`` (the loss is bounded by
+        ``s / theta``, so ``theta >= s / eps`` is private for every delta, Prop. of seed 003 Def. 4.2):
+        for tiny delta the minimal theta sits just below ``s / eps``, where the float quadrature fails."""
+        pure = float(sensitivity) / epsilon
+        if log_delta < math.log(1e-13):
+            # below the float quadrature's resolution (1 - F_W cancels): start at the pure-DP scale,
+            # the bracket walks down from there
+            return pure * (1 - 1e-9)
+        cand = super().float_candidate(epsilon, log_delta, dimension=dimension, sensitivity=sensitivity)
+        if cand is None or not (0 < cand < pure):
+            return pure * (1 - 1e-9)
+        return cand
 
 
 @register

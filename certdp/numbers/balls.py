@@ -132,7 +132,8 @@ def round_decimal(q: Fraction, digits: int, direction: str) -> Decimal:
     """
     if direction not in ("up", "down"):
         raise ValueError("direction must be 'up' or 'down'")
-    q = Fraction(q)
+    if type(q) is not Fraction:
+        q = Fraction(q)
     num, den = q.numerator, q.denominator
     if num == 0:
         return Decimal(0)
@@ -154,7 +155,7 @@ def round_decimal(q: Fraction, digits: int, direction: str) -> Decimal:
     if n == 10**digits:  # 9.99.. rounded up to 10.0..: keep `digits` significant digits
         n //= 10
         shift -= 1
-    return Decimal((1 if negative else 0, tuple(int(c) for c in str(n)), -shift))
+    return Decimal(f"{'-' if negative else ''}{n}E{-shift}")   # same digits and exponent as the tuple form
 
 
 def decimal_bounds(x: arb, digits: int = 20) -> tuple[str, str]:

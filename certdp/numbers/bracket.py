@@ -176,7 +176,7 @@ def certified_monotone_bracket(
         record(point, decision, enc)
         return decision
 
-    coarse = [rtol] + [Fraction(1, 10**k) for k in (11, 9, 7, 5, 3, 1) if Fraction(1, 10**k) > rtol]
+    coarse = [rtol] + [c for c in _COARSE_STEPS if c > rtol]
     # first steps rtol/2 on the safe side, rtol/4 on the other (with the < rtol/8 rounding of each
     # point the bracket is still <= rtol wide): "private" is usually the costlier decision
     # (a sup over all neighbours), and its margin grows with the distance from the boundary
@@ -273,6 +273,9 @@ def certified_monotone_bracket(
         evaluations=search.evaluations,
         notes=tuple(notes),
     )
+
+
+_COARSE_STEPS = tuple(Fraction(1, 10**k) for k in (11, 9, 7, 5, 3, 1))
 
 
 def _secant_guess(safe_pt: tuple[Fraction, Enclosure], unsafe_pt: tuple[Fraction, Enclosure],

@@ -216,13 +216,21 @@ def exact_str(q: Fraction | int) -> str:
 
     ``parse_exact(exact_str(q)) == q`` holds whenever the string fits ``MAX_INPUT_CHARS``.
     """
-    return _exact_str(Fraction(q))
+    # cached on (numerator, denominator): hashing ints is cheap, hashing a Fraction is a modular
+    # inverse (this function is on the hot path of every certificate)
+    if type(q) is Fraction:
+        return _exact_str(q.numerator, q.denominator)
+    if type(q) is int:
+        return _exact_str(q, 1)
+    q = Fraction(q)
+    return _exact_str(q.numerator, q.denominator)
 
 
 @lru_cache(maxsize=8192)
-def _exact_str(q: Fraction) -> str:
+def _exact_str(numerator: int, denominator: int) -> str:
     # FLINT integers (fmpz): quasi-linear division and printing, no 4300-digit limit, so a
     # number such as 1e-999999 prints in milliseconds.
+    q = Fraction(numerator, denominator)
     sign = "-" if q < 0 else ""
     if q.denominator == 1 and abs(q.numerator) < 10**21:
         return str(q.numerator)

@@ -48,7 +48,8 @@ DOMAINS: dict[str, Domain] = {
     # radial engine (SGG family): adaptive binning; cost grows fast with eps, 1/delta and T
     "sgg": Domain(_E(10), _E(1, 10**30), dimension_max=10**4, note="radial engine (seed 003 Lemma 4.1)",
                   bounds=(("power", _E(1, 10), _E(100)),)),
-    "l2-laplace": Domain(_E(10), _E(1, 10**30), dimension_max=10**4, note="radial engine"),
+    "l2-laplace": Domain(_E(50), _E(1, 10**300), dimension_max=10**4,
+                         note="radial engine, closed-form threshold (docs/coverage.md: every cell <= ~10 s)"),
     "r1smg": Domain(_E(10), _E(1, 10**30), dimension_max=10**4, note="radial engine"),
     # Gaussian mixtures: exact engine (Descartes root isolation + branch and bound over the shift)
     "quasi-gaussian": Domain(_E(50), _E(1, 10**300), note="exact mixture engine"),
@@ -71,6 +72,8 @@ def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None
     domain = DOMAINS.get(_ALIASES.get(mechanism, mechanism))
     if domain is None:
         return
+    if mechanism == "sgg" and _closed_form_member(dimension, fixed.get("alpha"), fixed.get("power")):
+        domain = DOMAINS["l2-laplace"]  # alpha = T - 1, p in {1, 2}: the radial engine's closed-form threshold
     where = f"supported domain of {mechanism}: {_range_text(domain)}; see docs/domains.md"
     for eps in _values(epsilon, "epsilon"):
         if eps > domain.epsilon_max:
@@ -94,6 +97,15 @@ def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None
         if k > domain.components_max:
             raise InputError("components", f"{exact_str(k)} is above the supported maximum "
                                            f"{domain.components_max} for {mechanism} (see docs/domains.md)")
+
+
+def _closed_form_member(dimension: object, alpha: object, power: object) -> bool:
+    """SGG with alpha = T - 1 and p in {1, 2} (l2-Laplace, the Gaussian member): the closed-form threshold."""
+    try:
+        t, a, p = (parse_exact(v, "x") for v in (dimension, alpha, power))
+    except (InputError, TypeError):
+        return False
+    return a == t - 1 and p in (1, 2)
 
 
 def _values(value: object, name: str) -> list[Fraction]:
@@ -126,7 +138,7 @@ def check_command(path: str, params: Mapping[str, Any]) -> None:
     check_domain(name, epsilon=params.get("epsilon"), delta=params.get("delta"),
                  dimension=params.get("dimension"),
                  components=params.get("components", params.get("max_components")),
-                 power=params.get("power"))
+                 power=params.get("power"), alpha=params.get("alpha"))
 
 
 def domain_table() -> list[dict[str, str]]:

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Coverage table: does every mechanism answer everywhere in its documented domain, and how fast?
+
+For every mechanism / preset configuration and every (epsilon, delta) of a grid, one certified
+calibration ``certdp.calibrate(name, epsilon=e, delta=d, rtol=RTOL, **fixed)`` runs with a
+per-cell wall-clock limit (SIGALRM; the Arb calls in between are short).  Each cell gets a
+status: ``certified`` (a sealed certificate), ``UNDECIDED`` (certdp said it could not decide,
+with its reason), ``timeout`` or ``error`` (anything else, e.g. an InputError outside the domain).
+
+Usage::
+
+    python3 benchmarks/coverage.py                       # full grid -> docs/coverage.md + docs/coverage.png
+    python3 benchmarks/coverage.py --quick               # a few cells (smoke test)
+    python3 benchmarks/coverage.py --timeout 30 --markdown docs/coverage.md --plot docs/coverage.png
+
+Nothing is asserted; the script prints (and writes) the table.  Timings are wall clock on
+whatever machine runs it (the committed table states the load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import signal
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
+
+import certdp  # noqa: E402
+from certdp.numbers import InputError, UndecidedError  # noqa: E402
+
+RTOL = "1e-6"
+EPSILONS = ("0.01", "1", "50")
+DELTAS = ("1e-300", "1e-12", "1e-5", "0.1")
+
+# (label, mechanism, fixed parameters)
+CONFIGS: list[tuple[str, str, dict]] = [
+    ("gaussian", "gaussian", {}),
+    ("laplace", "laplace", {}),
+    ("uniform", "uniform", {}),
+    ("ggm p=3/2", "ggm", {"shape": "3/2"}),
+    ("spherical-gaussian T=10", "spherical-gaussian", {"dimension": 10}),
+]
+for _T in (2, 3, 5, 10, 128, 1000):
+    CONFIGS.append((f"l2-laplace T={_T}", "l2-laplace", {"dimension": _T}))
+for _T in (2, 10, 128, 1000):
+    CONFIGS.append((f"r1smg T={_T}", "r1smg", {"dimension": _T}))
+for _T, _alpha, _p in ((2, 1, 2), (2, 1, "3/2"), (2, 0, 1), (3, 2, "1/2"), (3, 1, 3), (10, 9, 2), (10, 4, "3/2"),
+                       (10, 9, 8)):
+    CONFIGS.append((f"sgg T={_T} alpha={_alpha} p={_p}", "sgg", {"dimension": _T, "alpha": _alpha, "power": _p}))
+
+QUICK_CONFIGS = ["gaussian", "l2-laplace T=2", "sgg T=2 alpha=1 p=2"]
+QUICK_EPSILONS = ("1",)
+QUICK_DELTAS = ("1e-300", "1e-5")
+
+
+class CellTimeout(BaseException):
+    """BaseException: a library ``except Exception`` on the way must not swallow the alarm."""
+
+
+def _alarm(signum, frame):  # noqa: ARG001
+    raise CellTimeout()
+
+
+def run_cell(name: str, fixed: dict, eps: str, delta: str, timeout: float) -> tuple[str, float, str]:
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    t0 = time.perf_counter()
+    try:
+        cert = certdp.calibrate(name, epsilon=eps, delta=delta, rtol=RTOL, sensitivity=1, **fixed)
+        status, note = "certified", str(cert.value)
+    except CellTimeout:
+        status, note = "timeout", f"> {timeout:g} s"
+    except UndecidedError as exc:
+        status, note = "UNDECIDED", str(exc)[:160]
+    except InputError as exc:
+        status, note = "error", f"InputError: {exc}"[:160]
+    except Exception as exc:  # noqa: BLE001 - the table reports it
+        status, note = "error", f"{type(exc).__name__}: {exc}"[:160]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return status, time.perf_counter() - t0, note
+
+
+SYMBOL = {"certified": "", "UNDECIDED": "U", "timeout": "T", "error": "E", "not run": "-"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per cell (default 60)")
+    parser.add_argument("--markdown", type=Path, default=None)
+    parser.add_argument("--plot", type=Path, default=None)
+    parser.add_argument("--only", default="", help="comma-separated substrings of configuration labels")
+    parser.add_argument("--resume", type=Path, action="append", default=[],
+                        help="a log printed by an earlier run: its cells are reused, not recomputed")
+    parser.add_argument("--no-run", action="store_true", help="only assemble the table from --resume logs")
+    args = parser.parse_args(argv)
+
+    configs = CONFIGS
+    eps_list, delta_list = EPSILONS, DELTAS
+    if args.quick:
+        configs = [c for c in CONFIGS if c[0] in QUICK_CONFIGS]
+        eps_list, delta_list = QUICK_EPSILONS, QUICK_DELTAS
+    if args.only:
+        wanted = [w.strip() for w in args.only.split(",") if w.strip()]
+        configs = [c for c in configs if any(w in c[0] for w in wanted)]
+    columns = [(e, d) for e in eps_list for d in delta_list]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    if not args.no_run:
+        certdp.calibrate("gaussian", epsilon=1, delta="1e-5", rtol=RTOL)   # warm-up (imports), untimed
+    results: dict[tuple[str, str, str], tuple[str, float, str]] = {}
+    previous = {}
+    for log in args.resume:
+        previous.update(read_log(log))
+    t_start = time.perf_counter()
+    for label, name, fixed in configs:
+        for e, d in columns:
+            if (label, e, d) in previous:
+                results[(label, e, d)] = previous[(label, e, d)]
+                continue
+            if args.no_run:
+                results[(label, e, d)] = ("not run", 0.0, "not run (--no-run)")
+                continue
+            res = run_cell(name, fixed, e, d, args.timeout)
+            results[(label, e, d)] = res
+            print(f"{label:32s} eps={e:5s} delta={d:7s} {res[0]:10s} {res[1]:7.2f} s  {res[2][:70]}", flush=True)
+    total = time.perf_counter() - t_start
+
+    times = [r[1] for r in results.values() if r[0] == "certified"]
+    counts = {s: sum(1 for r in results.values() if r[0] == s) for s in SYMBOL}
+    lines = [
+        "| configuration | " + " | ".join(f"eps={e}, delta={d}" for e, d in columns) + " |",
+        "|---|" + "---|" * len(columns),
+    ]
+    for label, _, _ in configs:
+        cells = []
+        for e, d in columns:
+            status, dt, _ = results[(label, e, d)]
+            cells.append(f"{dt:.1f} s" if status == "certified" else f"**{status}** ({dt:.0f} s)")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    summary = (f"{len(results)} cells in {total:.0f} s (load average {load:.1f} at start, rtol {RTOL}, "
+               f"timeout {args.timeout:g} s per cell): " + ", ".join(f"{k} {v}" for k, v in counts.items())
+               + (f"; certified cells: median {statistics.median(times):.2f} s, max {max(times):.1f} s"
+                  if times else ""))
+    notes = [f"- {label}, eps={e}, delta={d}: {status}: {note}"
+             for (label, e, d), (status, _, note) in results.items() if status != "certified"]
+    text = "\n".join([summary, "", *lines, "", *(["Cells that are not certified:", "", *notes] if notes else [])])
+    print()
+    print(text)
+    if args.markdown:
+        args.markdown.write_text(text + "\n")
+    if args.plot:
+        plot(args.plot, configs, columns, results)
+    return 0
+
+
+def read_log(path: Path) -> dict:
+    """Cells printed by an earlier run (one line per cell, the format of ``main``)."""
+    import re
+
+    pattern = re.compile(r"^(.{32}) eps=(\S+)\s+delta=(\S+)\s+(\S+)\s+([0-9.]+) s  (.*)$")
+    out = {}
+    for line in path.read_text().splitlines():
+        m = pattern.match(line)
+        if m:
+            out[(m.group(1).strip(), m.group(2), m.group(3))] = (m.group(4), float(m.group(5)), m.group(6))
+    return out
+
+
+def plot(path: Path, configs, columns, results) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    grid = np.full((len(configs), len(columns)), np.nan)
+    for i, (label, _, _) in enumerate(configs):
+        for j, (e, d) in enumerate(columns):
+            status, dt, _ = results[(label, e, d)]
+            grid[i, j] = np.nan if status == "not run" else math.log10(max(dt, 1e-4))
+    fig, ax = plt.subplots(figsize=(1.0 + 0.55 * len(columns), 1.0 + 0.32 * len(configs)))
+    im = ax.imshow(grid, cmap="viridis", aspect="auto", vmin=-3, vmax=2)
+    for i, (label, _, _) in enumerate(configs):
+        for j, (e, d) in enumerate(columns):
+            status = results[(label, e, d)][0]
+            if status != "certified":
+                ax.text(j, i, SYMBOL[status], ha="center", va="center", color="red", fontsize=9, weight="bold")
+    ax.set_xticks(range(len(columns)))
+    ax.set_xticklabels([f"{e}, {d}" for e, d in columns], rotation=90, fontsize=7)
+    ax.set_yticks(range(len(configs)))
+    ax.set_yticklabels([c[0] for c in configs], fontsize=7)
+    ax.set_xlabel("(epsilon, delta)")
+    fig.colorbar(im, ax=ax, label="log10 seconds per certified calibration")
+    ax.set_title("certdp coverage (U = UNDECIDED, T = timeout, E = error)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
