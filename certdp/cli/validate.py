@@ -70,8 +70,9 @@ class _Typed(click.ParamType):
             return None
         return self.check(value, option_name(param))
 
-    def check(self, value: Any, name: str) -> Any:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def check(self, value: Any, name: str) -> Any:  # pragma: no cover - every subclass defines it
+        """Return the checked value, or raise InputError naming ``name`` (each subclass says how)."""
+        raise TypeError(f"{type(self).__name__} must define check()")
 
 
 class Real(_Typed):
