@@ -521,17 +521,18 @@ def _member_verdict(member: Member, epsilon: Fraction, delta: Fraction, loss: st
             out["consistent_sigma_hull"] = [exact_str(lo), exact_str(hi)]
             out["consistent_sigma_inner"] = None if cs.inner is None else exact_str(cs.inner)
             audits: list[float] = []
+            # first, one decision at the largest certified-consistent sigma (the largest consistent one
+            # when none is certified): DP at a certified-consistent sigma means the member survives
+            point = cs.inner if cs.inner is not None else hi
+            t1 = time.perf_counter()
+            r = decide_member(member, point, point, epsilon, delta, sensitivity)
+            audits.append(time.perf_counter() - t1)
+            if r["decision"] == "DP" and cs.inner is not None:
+                out.update(status="SURVIVES", sigma=exact_str(cs.inner), delta_enclosure=r["delta_enclosure"])
+                return out
             if member.family == "MG":
-                # one decision at the largest certified-consistent sigma: DP there = survives; else its worst
-                # shift re-evaluated at the largest consistent sigma hi (one point value) refutes every
-                # sigma <= hi by post-processing; a full decision at hi only if that point value fails
-                point = cs.inner if cs.inner is not None else hi
-                t1 = time.perf_counter()
-                r = decide_member(member, point, point, epsilon, delta, sensitivity)
-                audits.append(time.perf_counter() - t1)
-                if r["decision"] == "DP" and cs.inner is not None:
-                    out.update(status="SURVIVES", sigma=exact_str(cs.inner), delta_enclosure=r["delta_enclosure"])
-                    return out
+                # not DP there: its worst shift re-evaluated at the largest consistent sigma hi (one point
+                # value) refutes every sigma <= hi by post-processing; a full decision at hi only if it fails
                 if r["decision"] == "NOT_DP":
                     t1 = time.perf_counter()
                     w = witness_on_ball(member, hi, hi, epsilon, delta, Fraction(r["witness"]["shift"]), sensitivity)
@@ -555,14 +556,7 @@ def _member_verdict(member: Member, epsilon: Fraction, delta: Fraction, loss: st
                 out.update(status="UNDECIDED", reason=(r.get("reason") or "DP at the largest consistent sigma, but "
                            "no sigma certified consistent with the print was found"))
                 return out
-            # QG: no monotonicity in sigma; survival at a certified-consistent sigma, refutation on the whole range
-            point = cs.inner if cs.inner is not None else hi
-            t1 = time.perf_counter()
-            r = decide_member(member, point, point, epsilon, delta, sensitivity)
-            audits.append(time.perf_counter() - t1)
-            if r["decision"] == "DP" and cs.inner is not None:
-                out.update(status="SURVIVES", sigma=exact_str(cs.inner), delta_enclosure=r["delta_enclosure"])
-                return out
+            # QG: no monotonicity in sigma; refutation needs the whole consistent range
             if r["decision"] != "NOT_DP":
                 out.update(status="UNDECIDED", reason=f"{r['decision']} at sigma = {exact_str(point)}, which is not "
                            "certified consistent with the print" if r["decision"] == "DP" else r.get("reason", ""))
