@@ -600,13 +600,7 @@ class SGGRadialProblem:
         return mono, "monotone"
 
     def _taylor_bin_explicit(self, zl, zu, zball, y, minus, n, wball):
-        old_prec = ctx.prec
-        ctx.prec = max(old_prec, 2200)
-        try:
-            half = (zu - zl) / 2
-            zm = (zl + zu) / 2
-        finally:
-            ctx.prec = old_prec
+        half, zm = _exact_half_and_centre(zl, zu)
         old_cap = ctx.cap
         ctx.cap = n + 1
         try:
@@ -671,13 +665,7 @@ class SGGRadialProblem:
     def _taylor_bin(self, zl, zu, y, minus, n, wfl, wfu):
         # bin edges are doubles: centre and half-width are computed exactly (no rounding), so the
         # symmetric Taylor integral over [zm - half, zm + half] is exactly the bin
-        old_prec = ctx.prec
-        ctx.prec = max(old_prec, 2200)
-        try:
-            half = (zu - zl) / 2
-            zm = (zl + zu) / 2
-        finally:
-            ctx.prec = old_prec
+        half, zm = _exact_half_and_centre(zl, zu)
         assert half.rad() == 0 and zm.rad() == 0
         zball = _union(zl, zu)
         wmid_f = self.wstar_float(float(zm.mid()), float(y.mid()))
@@ -1131,3 +1119,13 @@ def sgg_delta_enclosure(
             err = RadialPrecisionError("bins cannot be split further in double precision")
             err.enclosure = make(A, B, lower, upper)
             raise err
+
+
+def _exact_half_and_centre(zl: arb, zu: arb) -> tuple[arb, arb]:
+    """``((zu - zl)/2, (zl + zu)/2)`` exactly: bin edges are doubles, so 2200 bits hold both without rounding."""
+    old_prec = ctx.prec
+    ctx.prec = max(old_prec, 2200)
+    try:
+        return (zu - zl) / 2, (zl + zu) / 2
+    finally:
+        ctx.prec = old_prec
