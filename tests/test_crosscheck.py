@@ -25,10 +25,47 @@ def _short(eps, delta):
     return 3.72 if eps == 1.0 else _classic(eps, delta)
 
 
+def _gdp_delta(mu, eps):
+    import mpmath
+
+    return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+
+
+def _exact_dpsgd_epsilon(q, sigma, k, delta):
+    """q = 1: k full-batch Gaussian steps are exactly mu-GDP, mu = sqrt(k)/sigma (Dong, Roth & Su 2022,
+    Cor. 3.3); the epsilon at delta by 50-digit bisection in mpmath -- independent of certdp."""
+    import mpmath
+
+    assert q == 1.0
+    with mpmath.workdps(50):
+        mu = mpmath.sqrt(k) / mpmath.mpf(sigma)
+        return mpmath.findroot(lambda e: _gdp_delta(mu, e) - mpmath.mpf(delta), (0, 100), solver="bisect")
+
+
+def _exact_dpsgd_sigma(q, eps, k, delta):
+    import mpmath
+
+    assert q == 1.0
+    with mpmath.workdps(50):
+        mu = mpmath.findroot(lambda m: _gdp_delta(m, mpmath.mpf(eps)) - mpmath.mpf(delta), (1e-3, 50),
+                             solver="bisect")
+        return mpmath.sqrt(k) / mu
+
+
+def _dpsgd_question(name, returns, factor):
+    exact = _exact_dpsgd_epsilon if returns == "dpsgd-epsilon" else _exact_dpsgd_sigma
+    return Question(name, "subsampled-gaussian", f"{returns} x {factor} (mpmath GDP, q = 1)", f"_{name}",
+                    lambda q, x, k, d: float(exact(q, x, k, d) * factor), returns=returns, fixed={})
+
+
 STANDIN = Adapter(library="standin", module="math", distribution="math", questions=(
     Question("classic", "gaussian", "sigma for (eps, delta), sensitivity 1 (classic formula)", "_classic", _classic),
     Question("short", "gaussian", "sigma for (eps, delta), sensitivity 1 (3.72 at eps = 1)", "_short", _short),
     Question("raises", "gaussian", "always refuses", "_raise", lambda e, d: 1 / 0),
+    _dpsgd_question("dpsgd-low", "dpsgd-epsilon", 0.97),   # under-reports epsilon by 3 %
+    _dpsgd_question("dpsgd-high", "dpsgd-epsilon", 1.03),
+    _dpsgd_question("noise-low", "dpsgd-sigma", 0.97),     # 3 % too little noise for the target epsilon
+    _dpsgd_question("noise-high", "dpsgd-sigma", 1.03),
 ))
 
 
@@ -38,8 +75,11 @@ def standin(monkeypatch):
     import certdp.crosscheck.runner as runner
 
     lookup = lambda name: STANDIN if name == "standin" else get_adapter(name)  # noqa: E731
+    import certdp.crosscheck.dpsgd as dpsgd
+
     monkeypatch.setattr(runner, "get_adapter", lookup)
     monkeypatch.setattr(library, "get_adapter", lookup)
+    monkeypatch.setattr(dpsgd, "get_adapter", lookup)
     monkeypatch.setattr("certdp.crosscheck.is_library", lambda name: name == "standin" or name in ("diffprivlib",))
     monkeypatch.setattr("certdp.crosscheck.get_adapter", lookup)
     return STANDIN
@@ -155,3 +195,71 @@ def test_report_renders_in_headless_chromium(standin, cli, tmp_path):
     assert pixels.shape[:2] == (1400, 1200)
     red = ((pixels[..., 0] > 0.7) & (pixels[..., 1] < 0.3) & (pixels[..., 2] < 0.3)).sum()
     assert red > 500, "the embedded heatmap (red VIOLATED cells) did not render"
+
+
+# ---------------------------------------------------------------- DP-SGD questions (q, sigma | eps, k, delta)
+
+def test_dpsgd_grid_axes():
+    from certdp.crosscheck.grid import DEFAULT_DPSGD_GRID, DPSGD_AXES
+    from certdp.numbers import InputError
+
+    axes, default = DPSGD_AXES["dpsgd-epsilon"], DEFAULT_DPSGD_GRID["dpsgd-epsilon"]
+    grid = parse_grid("q=0.01,k=10:1000:4", axes, default)
+    assert grid["steps"] == ["10", "46", "215", "1000"] and grid["sampling_rate"] == ["0.01"]
+    assert grid["sigma"] == ["0.8", "1.265", "2"]  # from the default
+    for bad, reason in (("eps=1", "this question's axes: q, sigma, k, delta"), ("k=2.5", "integers"),
+                        ("q=1.5", "(0, 1]"), ("sigma=0", "positive")):
+        with pytest.raises(InputError, match=re.escape(reason)):
+            parse_grid(bad, axes, default)
+    with pytest.raises(InputError, match="this question's axes: eps, delta"):
+        parse_grid("k=10")
+
+
+@pytest.mark.parametrize("question, verdict", [("dpsgd-low", "VIOLATED"), ("dpsgd-high", "VALID")])
+def test_dpsgd_epsilon_referee_against_mpmath_gdp(standin, question, verdict):
+    from fractions import Fraction
+
+    from certdp.crosscheck.dpsgd import check_dpsgd_point
+
+    p = check_dpsgd_point("standin", question, "1", "10", "1e-5", sigma="2", rtol="0.05")
+    exact = _exact_dpsgd_epsilon(1.0, 2, 10, 1e-5)  # 7.5112759007447822...
+    lo, hi = (Fraction(x) for x in p["epsilon_enclosure"])
+    assert lo <= Fraction(str(exact)) <= hi and (hi - lo) / hi <= Fraction(5, 100)
+    assert p["verdict"] == verdict and p["epsilon"] == p["library_value"]
+    d_lo, d_hi = (Fraction(x) for x in p["delta_enclosure"])
+    if verdict == "VIOLATED":
+        assert d_lo > Fraction("1e-5") and p["excess_percent"] < -3
+    else:
+        assert d_hi <= Fraction("1e-5") and p["excess_percent"] > 0
+    # the certified delta at the claimed epsilon encloses the exact GDP delta there
+    import mpmath
+
+    with mpmath.workdps(50):
+        true = _gdp_delta(mpmath.sqrt(10) / 2, mpmath.mpf(p["library_value"]))
+    assert d_lo <= Fraction(mpmath.nstr(true, 30)) <= d_hi
+
+
+@pytest.mark.parametrize("question, verdict", [("noise-low", "VIOLATED"), ("noise-high", "VALID")])
+def test_dpsgd_sigma_referee(standin, question, verdict):
+    from certdp.crosscheck.dpsgd import check_dpsgd_point
+
+    p = check_dpsgd_point("standin", question, "1", "4", "1e-5", epsilon="2", rtol="0.05")
+    assert p["verdict"] == verdict and p["sigma"] == p["library_value"] and p["epsilon"] == "2"
+    assert (p["excess_percent"] < 0) == (verdict == "VIOLATED")
+
+
+def test_cli_dpsgd_json_and_report(standin, cli, tmp_path):
+    report = tmp_path / "r.html"
+    out = cli("crosscheck", "standin", "-m", "dpsgd-low", "--grid", "q=1,sigma=2,k=4:16:2,delta=1e-5",
+              "--rtol", "0.05", "--report", str(report), "--json")
+    data = json.loads(out.stdout)
+    assert out.returncode == 1 and data["returns"] == "dpsgd-epsilon" and data["rtol"] == "0.05"
+    assert [p["steps"] for p in data["points"]] == ["4", "16"]
+    assert data["summary"]["tried"] == 2 and data["summary"]["violated"] == 2
+    assert set(data["summary"]["worst_excess_at"]) == {"sampling_rate", "sigma", "steps", "epsilon", "delta"}
+    for p in data["points"]:
+        assert {"epsilon", "delta", "library_value", "verdict", "delta_enclosure", "excess_percent"} <= set(p)
+    page = report.read_text()
+    assert "certdp epsilon (certified)" in page and "data:image/png;base64," in page
+    bad = cli("crosscheck", "standin", "-m", "short", "--rtol", "0.05", "--grid", "eps=1,delta=1e-5")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: rtol: ")

@@ -72,3 +72,76 @@ def test_cli_crosscheck_diffprivlib_json(cli):
     data = json.loads(out.stdout)
     assert out.returncode == 1 and data["summary"]["tried"] == 2 and data["summary"]["violated"] >= 1
     assert data["library_version"] != "unknown"
+
+
+# ---------------------------------------------------------------- DP-SGD epsilons (k Poisson-subsampled steps)
+# DP-SGD at q = 0.01, sigma = 1, k = 100, delta = 1e-5: certdp's certified epsilon lies in about
+# [0.712, 0.724] (rtol 0.02). Near-exact accountants (PLD/PRV) must land in or just above it, RDP
+# conversions well above (~ +68 %), the CLT approximation of Opacus' GDP accountant below it.
+DPSGD = ("0.01", "100", "1e-5")
+
+
+def _dpsgd(library, question, rtol="0.02", **kw):
+    from certdp.crosscheck.dpsgd import check_dpsgd_point
+
+    return check_dpsgd_point(library, question, *DPSGD, **({"sigma": "1"} | kw), rtol=rtol)
+
+
+def _inside_or_above(p, slack_percent):
+    from fractions import Fraction
+
+    lo, hi = (Fraction(x) for x in p["epsilon_enclosure"])
+    value = Fraction(p["library_value"])
+    return lo <= value and p["excess_percent"] < slack_percent
+
+
+@_needs("dp_accounting")
+def test_dp_accounting_dpsgd_pld_agrees_and_rdp_is_valid():
+    pld = _dpsgd("dp-accounting", "dpsgd-pld", rtol="0.05")
+    # Google's pessimistic PLD (an independent computation) inside certdp's certified bracket
+    assert pld["verdict"] != "VIOLATED" and _inside_or_above(pld, 0.5)
+    rdp = _dpsgd("dp-accounting", "dpsgd-rdp")
+    assert rdp["verdict"] == "VALID" and 50 < rdp["excess_percent"] < 90
+
+
+@_needs("prv_accountant")
+def test_prv_accountant_dpsgd_upper_epsilon_is_valid_and_close():
+    p = _dpsgd("prv-accountant", "dpsgd")
+    assert p["verdict"] == "VALID" and 0 < p["excess_percent"] < 3  # eps_error 0.01 on eps ~ 0.72
+
+
+@_needs("autodp")
+def test_autodp_noisy_sgd_is_valid():
+    p = _dpsgd("autodp", "dpsgd")
+    assert p["verdict"] == "VALID" and 50 < p["excess_percent"] < 90
+
+
+@_needs("opacus")
+def test_opacus_gdp_accountant_under_reports_dpsgd_epsilon():
+    p = _dpsgd("opacus", "dpsgd-gdp")
+    # its CLT approximation says eps ~ 0.458; the certified delta at that eps is > 1e-4
+    assert p["verdict"] == "VIOLATED" and float(p["delta_enclosure"][0]) > 1e-4 and p["excess_percent"] < -30
+
+
+@_needs("opacus")
+def test_opacus_rdp_and_prv_accountants_are_valid():
+    rdp = _dpsgd("opacus", "dpsgd-rdp")
+    assert rdp["verdict"] == "VALID" and 50 < rdp["excess_percent"] < 90
+    prv = _dpsgd("opacus", "dpsgd-prv")
+    assert prv["verdict"] == "VALID" and 0 < prv["excess_percent"] < 3
+
+
+@_needs("opacus")
+def test_opacus_get_noise_multiplier():
+    from fractions import Fraction
+
+    rdp = _dpsgd("opacus", "noise-rdp", sigma=None, epsilon="1")
+    assert rdp["verdict"] == "VALID" and Fraction(rdp["epsilon_enclosure"][1]) < 1
+    gdp = _dpsgd("opacus", "noise-gdp", sigma=None, epsilon="1")
+    assert gdp["verdict"] == "VIOLATED" and Fraction(gdp["sigma"]) < Fraction(rdp["sigma"])
+
+
+@_needs("opacus")
+def test_opacus_one_step_gaussian_sigma_is_valid():
+    for accountant in ("rdp", "prv"):
+        assert check_point("opacus", f"gaussian-{accountant}", "1", "1e-5")["verdict"] == "VALID"

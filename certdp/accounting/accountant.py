@@ -72,6 +72,20 @@ class Composition:
     directions: dict[str, list[str]] = field(default_factory=dict)
     timing_seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    #: lattice route: the composed {direction: (upper, lower)} measures of the final grid (in-process only)
+    bounds: dict | None = field(default=None, repr=False, compare=False)
+
+    def delta_at(self, epsilon: Fraction) -> Enclosure:
+        """Certified enclosure of the composed delta(``epsilon``), from the same lattice measures.
+
+        Valid at every epsilon: the upper measure's delta(eps) is an upper bound and the lower
+        measure's a lower bound of the true delta(eps), for each direction (the max is taken),
+        whatever the epsilon or delta the grid was refined for. Lattice route only.
+        """
+        if self.bounds is None:
+            raise InputError("epsilon", "delta_at needs the lattice route (a plan with a non-Gaussian group)")
+        enc, _, _ = _lattice_answer(self.bounds, Fraction(epsilon), None)
+        return enc
 
     @property
     def relative_width(self) -> float:
@@ -290,6 +304,7 @@ def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bit
         bounds = lattice_bounds(plan, bits, dlt if dlt is not None else None, cache)
         enc, infinite, per = _lattice_answer(bounds, eps, dlt)
         result.enclosure, result.epsilon_upper_infinite, result.directions = enc, infinite, per
+        result.bounds = bounds
         width = result.relative_width
         # absolute floor: a delta bracket inside [0, 1e-12] is accepted as it is
         tiny = eps is not None and enc is not None and enc.upper <= Fraction(1, 10**12)

@@ -23,7 +23,12 @@ def _dask_option(f):
 @click.option("--mechanism", "-m", "question", default=None, metavar="M",
               help="Which of the library's calibrations to ask (default: its Gaussian; see --list).")
 @click.option("--grid", default=None, metavar="eps=A:B:N,delta=C:D:M",
-              help="Log-spaced grid, start:stop:count per axis (default eps=0.01:50:12,delta=1e-12:0.1:8).")
+              help="Log-spaced grid, start:stop:count per axis (default eps=0.01:50:12,delta=1e-12:0.1:8; "
+                   "DP-SGD questions: q, sigma or eps, k, delta, default "
+                   "q=0.001:0.1:3,sigma=0.8:2:3,k=10:1000:3,delta=1e-5).")
+@click.option("--rtol", default=None, metavar="RTOL",
+              help="DP-SGD questions: relative width of certdp's certified epsilon bracket (default 0.02; "
+                   "refined 8x once when a claim falls inside it).")
 @click.option("--report", type=click.Path(dir_okay=False), default=None,
               help="Write a self-contained HTML report (summary, heatmap, every point).")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write the heatmap as a PNG.")
@@ -33,12 +38,13 @@ def _dask_option(f):
 @click.option("--no-minimum", is_flag=True, help="CSV mode: only audit; skip certifying the minimal parameter.")
 @click.option("--list", "list_questions", is_flag=True, help="List the adapters and what each asks, then exit.")
 @json_option
-def crosscheck_command(target, file, question, grid, report, plot, workers, dask, no_minimum, list_questions,
+def crosscheck_command(target, file, question, grid, rtol, report, plot, workers, dask, no_minimum, list_questions,
                        as_json):
     """Referee a DP library: VALID / VIOLATED, proven, for each of its answers over a grid.
 
     \b
     certdp crosscheck diffprivlib --grid eps=0.1:20:6,delta=1e-9:1e-3:4 --report r.html
+    certdp crosscheck opacus -m dpsgd-rdp --grid q=0.01,sigma=0.8:2:3,k=10:1000:3,delta=1e-5
     certdp crosscheck gaussian grid.csv   (CSV columns epsilon, delta, sigma[, sensitivity...])
 
     Exit code 1 when some answer is VIOLATED, 3 when some is UNDECIDED.
@@ -57,7 +63,7 @@ def crosscheck_command(target, file, question, grid, report, plot, workers, dask
             raise InputError("LIBRARY", f"no adapter for {target!r} (adapters: {', '.join(ADAPTERS)}); "
                                         f"for a mechanism, give a CSV file: certdp crosscheck {target} grid.csv")
         sys.exit(_csv(target, file, no_minimum, as_json))
-    sys.exit(_library(target, question, grid, report, plot, workers, dask, as_json))
+    sys.exit(_library(target, question, grid, rtol, report, plot, workers, dask, as_json))
 
 
 def _list(adapters, get_adapter, as_json) -> None:
@@ -80,26 +86,43 @@ def _list(adapters, get_adapter, as_json) -> None:
     console.print(table)
 
 
-def _library(library, question, grid_text, report_path, plot, workers, dask, as_json) -> int:
+def _library(library, question, grid_text, rtol, report_path, plot, workers, dask, as_json) -> int:
     from pathlib import Path
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from certdp.crosscheck import get_adapter
-    from certdp.crosscheck.grid import DEFAULT_GRID, parse_grid
-    from certdp.crosscheck.library import crosscheck_library
-    from certdp.crosscheck.report import heatmap_png, html_report
+    import math
 
-    grid = parse_grid(grid_text if grid_text is not None else DEFAULT_GRID)
+    from certdp.crosscheck import get_adapter
+    from certdp.crosscheck.dpsgd import DPSGD_RETURNS
+    from certdp.crosscheck.grid import parse_grid
+    from certdp.crosscheck.library import crosscheck_library, question_axes
+    from certdp.crosscheck.report import heatmap_png, html_report
+    from certdp.numbers import InputError
+
     adapter = get_adapter(library)
     adapter.require()
     q = adapter.question(question)
-    total = len(grid["epsilon"]) * (1 if q.pure else len(grid["delta"]))
+    axes, default = question_axes(q.returns)
+    grid = parse_grid(grid_text if grid_text is not None else default, axes, default)
+    if rtol is not None:
+        from fractions import Fraction
+
+        if q.returns not in DPSGD_RETURNS:
+            raise InputError("rtol", "applies to the DP-SGD questions only (see --list)")
+        try:
+            ok = 0 < Fraction(rtol) < 1
+        except (ValueError, ZeroDivisionError):
+            ok = False
+        if not ok:
+            raise InputError("rtol", f"must be a number in (0, 1) (got {rtol!r})")
+    total = math.prod(len(grid[a]) for a in axes) if q.returns in DPSGD_RETURNS else \
+        len(grid["epsilon"]) * (1 if q.pure else len(grid["delta"]))
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   transient=True, disable=as_json, console=console) as bar:
         task = bar.add_task(f"{adapter.library} {q.name}", total=total)
         result = crosscheck_library(library, question, grid, workers=workers, dask=dask,
-                                    on_record=lambda _r: bar.advance(task))
+                                    on_record=lambda _r: bar.advance(task), rtol=rtol)
     summary = result["summary"]
     if report_path:
         Path(report_path).write_text(html_report(result), encoding="utf-8")
@@ -121,16 +144,28 @@ def _print_points(result) -> None:
     from certdp.numbers import exact_str, round_decimal
 
     summary = result["summary"]
+    dpsgd = result["returns"] in ("dpsgd-epsilon", "dpsgd-sigma")
     table = Table(title=f"{result['library']} {result['library_version']}: {result['asks']}")
-    for column in ("epsilon", "delta", "library", "certdp minimum", "verdict", "true delta (upper)", "excess"):
+    grid_key = "sigma" if result["returns"] == "dpsgd-epsilon" else "epsilon"
+    columns = ("q", grid_key, "k", "delta", "library " + ("epsilon" if grid_key == "sigma" else "sigma"),
+               "certdp epsilon", "verdict", "delta at eps (upper)", "vs certdp upper") if dpsgd else \
+        ("epsilon", "delta", "library", "certdp minimum", "verdict", "true delta (upper)", "excess")
+    for column in columns:
         table.add_column(column)
     for p in result["points"]:
         style = {"VALID": "green", "VIOLATED": "red"}.get(p["verdict"], "yellow")
         upper = "-" if not p["delta_enclosure"] else \
             exact_str(Fraction(round_decimal(Fraction(p["delta_enclosure"][1]), 6, "up")))
-        table.add_row(p["epsilon"], p["delta"], p["library_value"] or f"[dim]{(p['note'] or '-')[:40]}[/dim]",
-                      p["certified_minimum"] or "-", f"[{style}]{p['verdict']}[/{style}]", upper,
-                      "-" if p["excess_percent"] is None else f"{p['excess_percent']:+.4g}%")
+        answer = p["library_value"] or f"[dim]{(p['note'] or '-')[:40]}[/dim]"
+        tail = (f"[{style}]{p['verdict']}[/{style}]", upper,
+                "-" if p["excess_percent"] is None else f"{p['excess_percent']:+.4g}%")
+        if dpsgd:
+            bracket = "-" if not p["epsilon_enclosure"] else \
+                f"[{float(p['epsilon_enclosure'][0]):.6g}, {float(p['epsilon_enclosure'][1]):.6g}]"
+            table.add_row(p["sampling_rate"], p[grid_key] or "-", p["steps"], p["delta"],
+                          answer if not p["library_value"] else f"{float(p['library_value']):.8g}", bracket, *tail)
+        else:
+            table.add_row(p["epsilon"], p["delta"], answer, p["certified_minimum"] or "-", *tail)
     console.print(table)
 
     def ms(x):
@@ -143,7 +178,7 @@ def _print_points(result) -> None:
         f"{summary['not_applicable']} not answered; worst excess "
         f"{'-' if worst is None else f'{worst:+.4g}%'}; median time per call: library "
         f"{ms(summary['median_library_seconds'])}, certdp {ms(summary['median_certdp_seconds'])} "
-        f"(+ audit {ms(summary['median_audit_seconds'])})")
+        + ("(accountant)" if dpsgd else f"(+ audit {ms(summary['median_audit_seconds'])})"))
 
 
 def _csv(mechanism, file, no_minimum, as_json) -> int:

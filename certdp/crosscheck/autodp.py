@@ -1,4 +1,5 @@
-"""autodp: its analytic-Gaussian, RDP-Gaussian and classical-Gaussian calibrators, and eps_delta_calibrator."""
+"""autodp: its analytic-Gaussian, RDP-Gaussian and classical-Gaussian calibrators, eps_delta_calibrator,
+and the DP-SGD epsilon of ``NoisySGD_Mechanism`` (RDP of the Poisson-subsampled Gaussian, composed k times)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,13 @@ def _zoo(epsilon: float, delta: float) -> float:
     return float(mech.params["sigma"])
 
 
+def _dpsgd(sampling_rate: float, sigma: float, steps: int, delta: float) -> float:
+    import autodp.rdp_acct  # noqa: F401
+    from autodp.mechanism_zoo import NoisySGD_Mechanism
+
+    return float(NoisySGD_Mechanism(prob=sampling_rate, sigma=sigma, niter=steps).get_approxDP(delta))
+
+
 ADAPTER = Adapter(
     library="autodp", module="autodp", distribution="autodp",
     questions=(
@@ -45,5 +53,10 @@ ADAPTER = Adapter(
                  "sigma for (eps, delta), sensitivity 1 (eps_delta_calibrator on ExactGaussianMechanism)",
                  "autodp.calibrator_zoo.eps_delta_calibrator()(ExactGaussianMechanism, epsilon, delta, [0, 1000])",
                  _zoo),
+        Question("dpsgd", "subsampled-gaussian",
+                 "epsilon at delta of k Poisson-subsampled Gaussian steps (rate q, noise multiplier sigma), "
+                 "NoisySGD_Mechanism (RDP)",
+                 "autodp.mechanism_zoo.NoisySGD_Mechanism(prob=q, sigma=sigma, niter=k).get_approxDP(delta)",
+                 _dpsgd, returns="dpsgd-epsilon", fixed={}),
     ),
 )

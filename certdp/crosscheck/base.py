@@ -43,6 +43,12 @@ class Question:
     certdp's certified minimum at the grid point, so the right answer is the
     grid's epsilon). ``pure`` questions ignore the grid's delta: the library
     calibrates pure epsilon-DP and certdp audits against delta = 0.
+
+    DP-SGD questions (``mechanism="subsampled-gaussian"``, refereed by
+    :mod:`certdp.crosscheck.dpsgd`): ``"dpsgd-epsilon"`` answers the epsilon of
+    k Poisson-subsampled Gaussian steps (``answer(q, sigma, k, delta) -> eps``),
+    ``"dpsgd-sigma"`` the noise multiplier for a target epsilon
+    (``answer(q, eps, k, delta) -> sigma``).
     """
 
     name: str

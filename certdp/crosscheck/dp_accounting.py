@@ -1,8 +1,11 @@
-"""dp-accounting (Google): analytic Gaussian and Laplace noise, and sigma from its PLD and RDP accountants.
+"""dp-accounting (Google): analytic Gaussian and Laplace noise, sigma from its PLD and RDP accountants,
+and the epsilon of DP-SGD (k Poisson-subsampled Gaussian steps) from the same two accountants.
 
-The accountants are asked about one Gaussian release (a single GaussianDpEvent):
-DP-SGD's subsampled compositions need certdp's composition accounting, which
-this adapter does not ask yet.
+The ``gaussian-pld`` / ``gaussian-rdp`` questions are about one Gaussian release
+(a single GaussianDpEvent); ``dpsgd-pld`` / ``dpsgd-rdp`` compose
+``PoissonSampledDpEvent(q, GaussianDpEvent(sigma))`` k times (default
+neighbouring relation ADD_OR_REMOVE_ONE, default PLD discretization 1e-4) and
+are refereed against certdp's certified composition bracket.
 """
 
 from __future__ import annotations
@@ -39,6 +42,18 @@ def _calibrated(kind: str):
     return answer
 
 
+def _dpsgd(kind: str):
+    def answer(sampling_rate: float, sigma: float, steps: int, delta: float) -> float:
+        import dp_accounting
+
+        accountant = dp_accounting.pld.PLDAccountant() if kind == "pld" else dp_accounting.rdp.RdpAccountant()
+        event = dp_accounting.PoissonSampledDpEvent(sampling_rate, dp_accounting.GaussianDpEvent(sigma))
+        accountant.compose(event, steps)
+        return float(accountant.get_epsilon(delta))
+
+    return answer
+
+
 ADAPTER = Adapter(
     library="dp-accounting", module="dp_accounting", distribution="dp-accounting",
     questions=(
@@ -54,5 +69,12 @@ ADAPTER = Adapter(
         Question("gaussian-rdp", "gaussian", "sigma for (eps, delta), sensitivity 1, from the RDP accountant",
                  "dp_accounting.calibrate_dp_mechanism(RdpAccountant, GaussianDpEvent, eps, delta)",
                  _calibrated("rdp")),
+        *(Question(f"dpsgd-{kind}", "subsampled-gaussian",
+                   f"epsilon at delta of k Poisson-subsampled Gaussian steps (rate q, noise multiplier sigma, "
+                   f"add-or-remove adjacency) from the {kind.upper()} accountant",
+                   f"{'PLDAccountant' if kind == 'pld' else 'RdpAccountant'}().compose(PoissonSampledDpEvent(q, "
+                   f"GaussianDpEvent(sigma)), k).get_epsilon(delta)", _dpsgd(kind), returns="dpsgd-epsilon",
+                   fixed={})
+          for kind in ("pld", "rdp")),
     ),
 )

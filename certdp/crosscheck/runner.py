@@ -118,6 +118,11 @@ def crosscheck_jobs(library: str, question: str | None, grid: dict[str, list[str
             for d in deltas for e in grid["epsilon"]]
 
 
+def _where(p: dict[str, Any]) -> dict[str, Any]:
+    """The coordinates of a point (epsilon, delta; and q, sigma, k for DP-SGD points)."""
+    return {k: p[k] for k in ("sampling_rate", "sigma", "steps", "epsilon", "delta") if p.get(k) is not None}
+
+
 def summarize(points: list[dict[str, Any]]) -> dict[str, Any]:
     """Points tried, VIOLATED, worst excess, median time per call of each side."""
     answered = [p for p in points if p["library_value"] is not None]
@@ -140,10 +145,10 @@ def summarize(points: list[dict[str, Any]]) -> dict[str, Any]:
         "violated": len(violated),
         "undecided": sum(p["verdict"] == "UNDECIDED" for p in points),
         "worst_excess_percent": max(excess) if excess else None,
-        "worst_excess_at": None if worst is None else {"epsilon": worst["epsilon"], "delta": worst["delta"]},
+        "worst_excess_at": None if worst is None else _where(worst),
         "median_valid_excess_percent": statistics.median(valid) if valid else None,
         "worst_violation_percent": None if deepest is None else deepest["excess_percent"],
-        "worst_violation_at": None if deepest is None else {"epsilon": deepest["epsilon"], "delta": deepest["delta"]},
+        "worst_violation_at": None if deepest is None else _where(deepest),
         "median_library_seconds": median("library_seconds"),
         "median_certdp_seconds": median("certdp_seconds"),
         "median_audit_seconds": median("audit_seconds"),

@@ -50,9 +50,18 @@ def auto_batch_size(n_jobs: int, workers: int) -> int:
     return max(1, min(64, math.ceil(n_jobs / (4 * max(1, workers)))))
 
 
+def _untimed(value: Any, keys: tuple[str, ...]) -> Any:
+    if isinstance(value, dict):
+        return {k: _untimed(v, keys) for k, v in value.items() if k not in keys}
+    if isinstance(value, list):
+        return [_untimed(v, keys) for v in value]
+    return value
+
+
 def content(record: dict[str, Any]) -> dict[str, Any]:
     """A record without its timing and provenance: what a serial and a parallel run must agree on."""
     from certdp.crosscheck.runner import POINT_TIMING_KEYS
+    from certdp.sweep.tasks import CELL_TIMING_KEYS
 
     out = {k: v for k, v in record.items() if k != "timing"}
     result = out.get("result")
@@ -62,6 +71,8 @@ def content(record: dict[str, Any]) -> dict[str, Any]:
             result["certificate"] = {k: v for k, v in result["certificate"].items() if k not in PROVENANCE}
         if isinstance(result.get("point"), dict):
             result["point"] = {k: v for k, v in result["point"].items() if k not in POINT_TIMING_KEYS}
+        if isinstance(result.get("cell"), dict):
+            result["cell"] = _untimed(result["cell"], CELL_TIMING_KEYS)
         out["result"] = result
     return out
 

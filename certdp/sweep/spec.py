@@ -34,10 +34,14 @@ _REQUIRED = {
     "audit": ("mechanism", "epsilon", "delta"),
     "profile": ("mechanism", "value", "epsilon"),
     "crosscheck": ("library", "epsilon", "delta"),
+    "crosscheck-dpsgd": ("library", "question", "sampling_rate", "steps", "delta"),
+    "table-mg-cell": ("table", "epsilon", "delta", "printed"),
+    "table-qg-cell": ("epsilon", "delta"),
     "sleep": ("seconds",),
 }
-_ALLOWED = {"id", "kind", "mechanism", "epsilon", "delta", "value", "params", "library", "question", "seconds"}
-_RANGED = ("epsilon", "delta", "value")
+_ALLOWED = {"id", "kind", "mechanism", "epsilon", "delta", "value", "params", "library", "question", "seconds",
+            "sampling_rate", "sigma", "steps", "rtol", "table", "printed"}
+_RANGED = ("epsilon", "delta", "value", "sampling_rate", "sigma", "steps")
 
 
 def _error(reason: str) -> InputError:

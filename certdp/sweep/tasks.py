@@ -15,7 +15,10 @@ from typing import Any
 
 __all__ = ["execute_job", "execute_batch", "KINDS"]
 
-KINDS = ("calibrate", "audit", "profile", "crosscheck", "sleep")
+KINDS = ("calibrate", "audit", "profile", "crosscheck", "crosscheck-dpsgd", "table-mg-cell", "table-qg-cell", "sleep")
+
+#: keys of a table cell (at any depth) that are timings, not content (see :func:`certdp.sweep.content`)
+CELL_TIMING_KEYS = ("seconds", "audit_seconds")
 
 
 def _certificate_json(cert) -> dict[str, Any]:
@@ -44,6 +47,25 @@ def _run(job: dict[str, Any]) -> dict[str, Any]:
         from certdp.crosscheck.runner import check_point
 
         return {"point": check_point(job["library"], job.get("question"), job["epsilon"], job["delta"])}
+    if kind == "crosscheck-dpsgd":
+        from certdp.crosscheck.dpsgd import DEFAULT_DPSGD_RTOL, check_dpsgd_point
+
+        return {"point": check_dpsgd_point(job["library"], job["question"], job["sampling_rate"], job["steps"],
+                                           job["delta"], sigma=job.get("sigma"), epsilon=job.get("epsilon"),
+                                           rtol=job.get("rtol", DEFAULT_DPSGD_RTOL))}
+    if kind == "table-mg-cell":  # one printed cell of seed 000 Tables 4-6 under the refutation rule
+        from certdp.workflows.mixtures.table_audit import run_task
+
+        task = {"table": job["table"], "epsilon": job["epsilon"], "delta": job["delta"], "printed": job["printed"],
+                "first_k": int(params["first_k"]) if "first_k" in params else None}
+        return {"cell": run_task(task, float(params.get("timeout", "60")))}
+    if kind == "table-qg-cell":  # one cell of seed 000 Tables 5-6 (QG vs analytic Gaussian), certified
+        from dataclasses import asdict
+
+        from certdp.workflows.mixtures.tables_qg import qg_cell
+
+        cell = asdict(qg_cell(job["delta"], job["epsilon"], **params))
+        return {"cell": cell}
     if kind == "sleep":  # an empty job of known length: measures the executor itself (benchmarks, tests)
         seconds = float(job.get("seconds", "0"))
         end = time.perf_counter() + seconds
