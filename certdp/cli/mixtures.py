@@ -242,27 +242,73 @@ def zcdp_command(sigmas, sensitivities, delta_total, as_json):
 
 
 # ---------------------------------------------------------------- tables
+def _executor_options(f):
+    """--workers / --dask of the table commands (the sweep executor, :func:`certdp.sweep.run_jobs`)."""
+    f = click.option("--dask", default=None, metavar="local:N|tcp://HOST:PORT",
+                     help="Run the cells on Dask: a new LocalCluster of N processes, or an existing scheduler.")(f)
+    return click.option("--workers", type=Count(1, 64), default=1, show_default=True,
+                        help="Local worker processes (one cell per task), in [1, 64]; 1 runs in this process.")(f)
+
+
+def _run_cells(jobs: list[dict], workers: int, dask: str | None, description: str, quiet: bool) -> list[dict]:
+    """Run table-cell jobs on the sweep executor (serial, process pool or Dask), records in job order.
+
+    A cell's content does not depend on where it ran (``certdp.sweep.content``), except that the
+    per-member ``--timeout`` of ``table multi-gaussian`` is enforced by SIGALRM, i.e. only in a
+    process's main thread: in-process and on the process pool, not on Dask workers (which run
+    tasks in a thread), where members run to completion.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from certdp.sweep import run_jobs
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True, disable=quiet) as bar:
+        task = bar.add_task(description, total=len(jobs))
+        result = run_jobs(jobs, workers=workers, dask=dask, batch_size=1, on_record=lambda _r: bar.advance(task))
+    return result.records
+
+
 @table_group.command("mixtures")
 @json_option
 @click.option("--plot", type=PLOT_FILE, default=None, help="Heatmap of our l2 improvement (PNG).")
-def table_mixtures(as_json, plot):
+@click.option("--cells", "cells_opt", default="",
+              help="Only these cells: 'delta,eps;delta,eps' (e.g. '1e-5,1;0.1,2'); the others print as '-'.")
+@_executor_options
+def table_mixtures(as_json, plot, cells_opt, workers, dask):
     """Seed 000 Tables 5-6 (QG vs analytic Gaussian), certified, beside the paper's values."""
-    from rich.progress import Progress
+    from fractions import Fraction
+
     from rich.table import Table
 
-    from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS, PAPER_TABLE5, PAPER_TABLE6, qg_tables
+    from certdp.workflows.mixtures.tables_qg import DELTAS, EPSILONS, PAPER_TABLE5, PAPER_TABLE6, QGCell
 
-    with Progress(console=console, transient=True, disable=as_json) as bar:
-        task = bar.add_task("QG vs analytic Gaussian (certified)", total=len(DELTAS) * len(EPSILONS))
-        rows = qg_tables(lambda cell: bar.advance(task))
-    dev5 = max(abs(c.l1_improvement - PAPER_TABLE5[i][j]) for i, r in enumerate(rows) for j, c in enumerate(r))
-    dev6 = max(abs(c.l2_improvement - PAPER_TABLE6[i][j]) for i, r in enumerate(rows) for j, c in enumerate(r))
+    grid = [(d, e) for d in DELTAS for e in EPSILONS]
+    if cells_opt.strip():
+        wanted = {(Fraction(d), Fraction(e)) for d, e in _parse_cells(cells_opt)}
+        grid = [(d, e) for d, e in grid if (Fraction(d), Fraction(e)) in wanted]
+        if not grid:
+            raise InputError("cells", "no cell of the Tables 5-6 grid matches")
+    jobs = [{"kind": "table-qg-cell", "delta": d, "epsilon": e} for d, e in grid]
+    records = _run_cells(jobs, workers, dask, "QG vs analytic Gaussian (certified)", as_json)
+    failed = [r for r in records if r["status"] != "ok"]
+    if failed:
+        raise InputError("cells", f"cell delta={failed[0]['job']['delta']}, eps={failed[0]['job']['epsilon']} "
+                                  f"failed: {failed[0].get('error')}")
+    done = {(r["job"]["delta"], r["job"]["epsilon"]): QGCell(**r["result"]["cell"]) for r in records}
+    rows = [[done.get((d, e)) for e in EPSILONS] for d in DELTAS]
+    cells = [(i, j, c) for i, r in enumerate(rows) for j, c in enumerate(r) if c is not None]
+    dev5 = max(abs(c.l1_improvement - PAPER_TABLE5[i][j]) for i, j, c in cells)
+    dev6 = max(abs(c.l2_improvement - PAPER_TABLE6[i][j]) for i, j, c in cells)
+
+    def grid_of(key):
+        return [[None if c is None else getattr(c, key) for c in r] for r in rows]
+
     if as_json:
-        print_json({"table5_l1": [[c.l1_improvement for c in r] for r in rows],
-                    "table6_l2": [[c.l2_improvement for c in r] for r in rows],
-                    "sigma_qg": [[c.sigma_qg for c in r] for r in rows],
-                    "sigma_gaussian": [[c.sigma_gaussian for c in r] for r in rows],
-                    "max_abs_deviation_pp": {"table5": dev5, "table6": dev6}})
+        print_json({"table5_l1": grid_of("l1_improvement"), "table6_l2": grid_of("l2_improvement"),
+                    "sigma_qg": grid_of("sigma_qg"), "sigma_gaussian": grid_of("sigma_gaussian"),
+                    "max_abs_deviation_pp": {"table5": dev5, "table6": dev6},
+                    "cells_computed": len(cells), "workers": workers, "dask": dask})
     else:
         for title, key, paper in (("Table 5 (l1)", "l1_improvement", PAPER_TABLE5),
                                   ("Table 6 (l2)", "l2_improvement", PAPER_TABLE6)):
@@ -271,7 +317,8 @@ def table_mixtures(as_json, plot):
             for e in EPSILONS:
                 t.add_column(e, justify="right")
             for i, r in enumerate(rows):
-                t.add_row(DELTAS[i], *[f"{getattr(c, key):.2f}/{paper[i][j]:.2f}" for j, c in enumerate(r)])
+                t.add_row(DELTAS[i], *["-" if c is None else f"{getattr(c, key):.2f}/{paper[i][j]:.2f}"
+                                       for j, c in enumerate(r)])
             from rich.console import Console
 
             Console(width=max(console.width, 160)).print(t)  # never truncate the numbers
@@ -283,7 +330,7 @@ def table_mixtures(as_json, plot):
         import matplotlib.pyplot as plt
         import numpy as np
 
-        data = np.array([[c.l2_improvement for c in r] for r in rows])
+        data = np.array([[np.nan if c is None else c.l2_improvement for c in r] for r in rows])
         fig, ax = plt.subplots(figsize=(8, 6))
         im = ax.imshow(data, cmap="RdYlGn", aspect="auto")
         ax.set_xticks(range(len(EPSILONS)), EPSILONS)
@@ -351,13 +398,12 @@ def _verdict_heatmap(cells: list, path: str) -> None:
               help="Seed 000 table(s) to audit (repeatable; default 4, 5 and 6). Table 1 (l1) is not in the "
                    "text extraction of the paper.")
 @click.option("--cells", "cells_opt", default="", help="Only these cells: 'delta,eps;delta,eps' (e.g. '5e-7,4;0.1,2').")
-@click.option("--workers", type=Count(1, 64), default=1, show_default=True,
-              help="Parallel processes (one cell per task), in [1, 64].")
+@_executor_options
 @click.option("--timeout", "member_timeout", type=Real(0, 86400, low_open=True, metavar="SECONDS"), default="60",
               show_default=True,
               help="Seconds per member (one mechanism of the family) of a cell; past it the member is UNDECIDED.")
 @click.option("--plot", type=PLOT_FILE, default=None, help="PNG heatmap of verdicts per table.")
-def table_multi_gaussian(as_json, tables, cells_opt, workers, member_timeout, plot):
+def table_multi_gaussian(as_json, tables, cells_opt, workers, dask, member_timeout, plot):
     """Audit seed 000's printed improvement tables (4: multimodal l2; 5/6: QG l1/l2) cell by cell.
 
     \b
@@ -371,13 +417,13 @@ def table_multi_gaussian(as_json, tables, cells_opt, workers, member_timeout, pl
     > delta, failing set for illustration). NOT_REFUTED: a member has a sigma certified consistent
     with the print and certified DP (named, with its certified delta). IMPOSSIBLE: no member has any
     sigma > 0 consistent with the print. UNDECIDED: anything else (reason given).
+
+    Cells run on the sweep executor (--workers N processes, or --dask); --timeout is enforced in
+    this process and on the process pool, not on Dask workers (it needs a main thread).
     """
     import time
-    from concurrent.futures import ProcessPoolExecutor
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from certdp.workflows.mixtures.table_audit import UNAVAILABLE, run_task, summarize, table_cells
+    from certdp.workflows.mixtures.table_audit import UNAVAILABLE, summarize, table_cells
 
     member_timeout = float(member_timeout)
     if workers < 1:
@@ -393,24 +439,16 @@ def table_multi_gaussian(as_json, tables, cells_opt, workers, member_timeout, pl
         if not tasks:
             raise InputError("cells", "no printed cell of the selected tables matches")
     t0 = time.perf_counter()
-    results: list = []
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True, disable=as_json) as bar:
-        task = bar.add_task("certified audit of printed cells", total=len(tasks))
-        if workers == 1:
-            for t in tasks:
-                results.append(run_task(t, member_timeout))
-                bar.advance(task)
-        else:
-            from concurrent.futures import as_completed
-
-            with ProcessPoolExecutor(workers) as ex:
-                futs = [ex.submit(run_task, t, member_timeout) for t in tasks]
-                for f in as_completed(futs):
-                    results.append(f.result())
-                    bar.advance(task)
-    order = {(t["table"], t["delta"], t["epsilon"]): n for n, t in enumerate(tasks)}
-    results.sort(key=lambda c: order[(c["table"], c["delta"], c["epsilon"])])
+    jobs = [{"kind": "table-mg-cell", "table": t["table"], "epsilon": t["epsilon"], "delta": t["delta"],
+             "printed": t["printed"], "params": {"timeout": repr(member_timeout),
+                                                 **({} if t["first_k"] is None else {"first_k": t["first_k"]})}}
+            for t in tasks]
+    records = _run_cells(jobs, workers, dask, "certified audit of printed cells", as_json)
+    results = [r["result"]["cell"] if r["status"] == "ok" else
+               {"table": r["job"]["table"], "epsilon": r["job"]["epsilon"], "delta": r["job"]["delta"],
+                "printed": r["job"]["printed"], "verdict": "UNDECIDED", "reason": f"cell failed: {r.get('error')}",
+                "members_tried": [], "witnesses": [], "survivor": None, "members": []}
+               for r in records]
     summary = summarize(results)
     elapsed = time.perf_counter() - t0
     if plot:
@@ -418,7 +456,7 @@ def table_multi_gaussian(as_json, tables, cells_opt, workers, member_timeout, pl
     if as_json:
         print_json({"rule": "see certdp.workflows.mixtures.table_audit.REFUTATION_RULE",
                     "cells": results, "summary": summary, "unavailable_tables": UNAVAILABLE,
-                    "seconds": round(elapsed, 2), "workers": workers})
+                    "seconds": round(elapsed, 2), "workers": workers, "dask": dask})
         return
     from rich.console import Console
     from rich.table import Table
@@ -446,7 +484,7 @@ def table_multi_gaussian(as_json, tables, cells_opt, workers, member_timeout, pl
         console.print(f"Table {tab}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     for tab, why in UNAVAILABLE.items():
         console.print(f"Table {tab}: not audited ({why})")
-    console.print(f"{len(results)} cells in {elapsed:.1f} s with {workers} worker(s)")
+    console.print(f"{len(results)} cells in {elapsed:.1f} s with " + (f"Dask {dask}" if dask else f"{workers} worker(s)"))
 
 
 @optimize.command("multi-gaussian")
