@@ -154,3 +154,53 @@ def test_dask_killed_worker_loses_no_job():
             Client(cluster) as client:
         result = run_jobs(jobs, dask=client, batch_size=2, on_record=kill_first_worker)
     assert killed and [r["status"] for r in result.records] == ["ok"] * 40
+
+
+@pytest.mark.skipif(not dask_installed, reason="dask.distributed is not installed")
+def test_cli_sweep_on_an_existing_dask_scheduler_over_tcp(jobs, serial, tmp_path):
+    """`certdp sweep --dask tcp://127.0.0.1:PORT` against a scheduler and 2 workers started as separate
+    processes (what a cluster looks like), records equal to the serial run."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from dask.distributed import Client
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    scheduler_file = tmp_path / "scheduler.json"
+    started = []
+    try:
+        started.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+             "--no-dashboard", "--scheduler-file", str(scheduler_file)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        address = json.loads(scheduler_file.read_text())["address"]
+        assert address.startswith("tcp://127.0.0.1:")
+        started.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "2", "--nthreads", "1",
+             "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path))
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=120)
+        spec = tmp_path / "spec.json"
+        spec.write_text(json.dumps(SPEC))
+        out = subprocess.run([sys.executable, "-m", "certdp.cli.main", "sweep", str(spec), "--dask", address,
+                              "--batch-size", "4", "-o", str(tmp_path / "o.jsonl"), "--json"],
+                             env=env, capture_output=True, text=True, timeout=600)
+        summary = json.loads(out.stdout)
+        assert out.returncode == 1  # SPEC has one job that is an error by design
+        assert summary["backend"] == "dask" and summary["workers"] == 2 and summary["executed"] == len(jobs)
+        records = {r["id"]: r for r in read_records(tmp_path / "o.jsonl")}
+        _same(serial, [records[j["id"]] for j in jobs])
+        assert len({records[j["id"]]["timing"]["worker"] for j in jobs}) == 2
+    finally:
+        for process in reversed(started):
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
