@@ -180,12 +180,9 @@ def _chromium():
     return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
-@pytest.mark.skipif(_chromium() is None, reason="headless chromium is not installed")
-def test_report_renders_in_headless_chromium(standin, cli, tmp_path):
+def _screenshot(report, shot):
     import subprocess
 
-    report, shot = tmp_path / "r.html", tmp_path / "shot.png"
-    cli("crosscheck", "standin", "-m", "short", "--grid", "eps=0.5:2:3,delta=1e-6:1e-5:2", "--report", str(report))
     subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                     f"--screenshot={shot}", "--window-size=1200,1400", report.as_uri()],
                    capture_output=True, timeout=60)
@@ -193,8 +190,22 @@ def test_report_renders_in_headless_chromium(standin, cli, tmp_path):
 
     pixels = imread(shot)
     assert pixels.shape[:2] == (1400, 1200)
-    red = ((pixels[..., 0] > 0.7) & (pixels[..., 1] < 0.3) & (pixels[..., 2] < 0.3)).sum()
-    assert red > 500, "the embedded heatmap (red VIOLATED cells) did not render"
+    return ((pixels[..., 0] > 0.7) & (pixels[..., 1] < 0.3) & (pixels[..., 2] < 0.3)).sum()
+
+
+@pytest.mark.skipif(_chromium() is None, reason="headless chromium is not installed")
+def test_report_renders_in_headless_chromium(standin, cli, tmp_path):
+    report, shot = tmp_path / "r.html", tmp_path / "shot.png"
+    cli("crosscheck", "standin", "-m", "short", "--grid", "eps=0.5:2:3,delta=1e-6:1e-5:2", "--report", str(report))
+    assert _screenshot(report, shot) > 500, "the embedded heatmap (red VIOLATED cells) did not render"
+
+
+@pytest.mark.skipif(_chromium() is None, reason="headless chromium is not installed")
+def test_dpsgd_report_renders_in_headless_chromium(standin, cli, tmp_path):
+    report, shot = tmp_path / "r.html", tmp_path / "shot.png"
+    cli("crosscheck", "standin", "-m", "dpsgd-low", "--grid", "q=1,sigma=2:4:2,k=4:16:2,delta=1e-5", "--rtol", "0.05",
+        "--report", str(report))
+    assert _screenshot(report, shot) > 2000, "the embedded DP-SGD heatmap (4 red VIOLATED cells) did not render"
 
 
 # ---------------------------------------------------------------- DP-SGD questions (q, sigma | eps, k, delta)
