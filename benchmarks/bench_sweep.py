@@ -1,4 +1,5 @@
-"""Sweep executor: 1 vs 2 workers on real certdp jobs, and the overhead per 1 ms job with/without batching.
+"""Sweep executor: 1 vs 2 workers on real certdp jobs (small ones, and table cells of ~0.1-1 s), and the
+overhead per 1 ms job with/without batching.
 
 Run: PYTHONPATH=. python3 benchmarks/bench_sweep.py   (numbers side by side in one run, as ratios)
 """
@@ -27,6 +28,15 @@ def main() -> None:
     t2 = _time(real, workers=2)
     print(f"{len(real)} certdp jobs: 1 worker (in-process) {t1:.2f} s, 2-process pool {t2:.2f} s "
           f"(speedup {t1 / t2:.2f}x, pool start-up included)")
+    from certdp.workflows.mixtures.table_audit import table_cells
+
+    cells = load_spec({"jobs": [
+        {"kind": "table-mg-cell", "table": t["table"], "epsilon": t["epsilon"], "delta": t["delta"],
+         "printed": t["printed"], "params": {"timeout": "60"}} for t in table_cells(("5",))[:80]]})
+    c1 = _time(cells, workers=1)
+    c2 = _time(cells, workers=2, batch_size=1)
+    print(f"{len(cells)} table multi-gaussian cells (Table 5): 1 worker {c1:.2f} s, 2-process pool {c2:.2f} s "
+          f"(speedup {c1 / c2:.2f}x)")
     slow = load_spec({"grid": {"kind": "sleep", "seconds": "0.02", "id": [f"w{i}" for i in range(200)]}})
     s1 = _time(slow, workers=1)
     s2 = _time(slow, workers=2)
