@@ -19,6 +19,8 @@ def _verdict(record) -> str | None:
         return result["certificate"].get("verdict")
     if "point" in result:
         return result["point"].get("verdict")
+    if "cell" in result:  # table-mg-cell: REFUTED / NOT_REFUTED / ...; table-qg-cell has none
+        return result["cell"].get("verdict")
     return None
 
 
@@ -35,7 +37,7 @@ def _verdict(record) -> str | None:
 @click.option("--resume", is_flag=True, help="Keep the finished records of --output and run only the rest.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def sweep_command(spec, output, workers, dask, batch_size, resume, as_json):
-    """Run the jobs of SPEC.json (calibrate / audit / profile / crosscheck cells); see docs/crosscheck.md.
+    """Run the jobs of SPEC.json (calibrate / audit / profile / crosscheck / table cells); see docs/crosscheck.md.
 
     Exit code 0 when every job finished, 1 when some job failed (its record says why).
     """
@@ -86,6 +88,8 @@ def sweep_command(spec, output, workers, dask, batch_size, resume, as_json):
         table = Table(title=f"sweep {spec}: {len(jobs)} jobs, {result.executed} run, {result.skipped} resumed, "
                             f"{result.backend} x {result.workers}, {result.seconds:.1f} s")
         columns = ("jobs", "ok", "error", "VALID", "VIOLATED", "UNDECIDED", "N/A")
+        if any("REFUTED" in counts or "NOT_REFUTED" in counts for counts in rows.values()):
+            columns += ("REFUTED", "NOT_REFUTED", "IMPOSSIBLE")
         table.add_column("kind")
         for column in columns:
             table.add_column(column, justify="right")
