@@ -686,8 +686,14 @@ class SGGRadialProblem:
         ws = self._wstar_series(zs, w0, y, n)
         wc = ws.coeffs()
         # predicted range of w* on the bin from the midpoint expansion
-        hw = float(half.mid())
-        spread = sum(abs(float(c.mid())) * hw ** j for j, c in enumerate(wc[1:], 1))
+        # |w_j| half^j formed in Arb: for bins at tiny z (R1SMG, r ~ s ~ 1e-13) the coefficients are
+        # ~ z^-j and half^j ~ z^j, each far outside the double range (their float product was nan)
+        spread, hp = 0.0, arb(1)
+        for c in wc[1:]:
+            hp = hp * half
+            spread += float(abs(c.mid() * hp).mid())
+        if not math.isfinite(spread):
+            return None
         lo_g = float(w0.mid()) - 1.5 * spread - 1e-14
         hi_g = float(w0.mid()) + 1.5 * spread + 1e-14
         lo_g = min(lo_g, wfl, wfu)
