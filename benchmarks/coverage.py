@@ -97,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", type=Path, default=None)
     parser.add_argument("--plot", type=Path, default=None)
     parser.add_argument("--only", default="", help="comma-separated substrings of configuration labels")
+    parser.add_argument("--epsilons", default="", help="comma-separated subset of the grid's epsilons")
+    parser.add_argument("--deltas", default="", help="comma-separated subset of the grid's deltas")
     parser.add_argument("--resume", type=Path, action="append", default=[],
                         help="a log printed by an earlier run: its cells are reused, not recomputed")
     parser.add_argument("--no-run", action="store_true", help="only assemble the table from --resume logs")
@@ -110,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         wanted = [w.strip() for w in args.only.split(",") if w.strip()]
         configs = [c for c in configs if any(w in c[0] for w in wanted)]
+    if args.epsilons:
+        eps_list = tuple(e for e in eps_list if e in args.epsilons.split(","))
+    if args.deltas:
+        delta_list = tuple(d for d in delta_list if d in args.deltas.split(","))
     columns = [(e, d) for e in eps_list for d in delta_list]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     if not args.no_run:
