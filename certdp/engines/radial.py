@@ -237,6 +237,13 @@ class SGGRadialProblem:
                 return (-(y + s * s) / (2 * s)) * z.rsqrt()
             two_p = 2 / self.p
             logz = z.log()
+            if not (abs(y) < z.coeffs()[0] / 2):
+                # |y| >= z/2: the two powers differ by a factor >= (3/2)^(2/p) (or (1/2)^(2/p)), so
+                # the direct difference does not cancel, while the product form below multiplies two
+                # factors of opposite trends on a ball (z^(2/p) up, expm1(..) down: dependency)
+                zp = (logz * two_p).exp()
+                r = (logz / self.p).exp()
+                return (((z - y).log() * two_p).exp() - zp - s * s) / (2 * s * r)
             # (z - y)^(2/p) - z^(2/p) = z^(2/p) expm1((2/p) log1p(-y/z)); the constant terms of the
             # log1p / expm1 series are taken from the ball functions (no cancellation of the 1)
             u = -y / z
@@ -257,7 +264,10 @@ class SGGRadialProblem:
             return -(y + s * s) / (2 * s * z.sqrt())
         two_p = 2 / self.p
         zp = z ** two_p
-        diff = zp * ((-y / z).log1p() * two_p).expm1()
+        if abs(y) < z / 2:
+            diff = zp * ((-y / z).log1p() * two_p).expm1()      # no cancellation of the two powers
+        else:
+            diff = (z - y) ** two_p - zp                         # no dependency between the factors
         return (diff - s * s) / (2 * s * z ** (1 / self.p))
 
     # -- Phi and dPhi/dw on balls -------------------------------------------------
@@ -564,8 +574,41 @@ class SGGRadialProblem:
             return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, True)
         if y > 0 and zu <= y:
             return const(False)                   # z <= y: Phi <= z <= y, w* = -1
-        wb = self.w_explicit(zball, y) if zl > y else None
+        wb = self._w_explicit_on_bin(zball, y) if zl > y else None
         return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, zl > y)
+
+    def _w_explicit_on_bin(self, zball: arb, y: arb) -> arb:
+        """``w_e(z)`` for all ``z`` in ``zball`` (``z > y``), by a second-order Taylor form.
+
+        ``w_e(z_m + t) = w_e(z_m) + w_e'(z_m) t + w_e''(xi)/2 t^2`` with ``xi`` in the ball (Lagrange
+        remainder; the last coefficient from a length-3 series on the whole ball, ``t^2`` in
+        ``[0, h^2]``), intersected with the direct evaluation.  The direct form cancels badly where
+        ``w_e`` is close to ``-1`` (``(z - y)^(2/p) - z^(2/p)`` against ``s^2``; e.g. near the pure-DP
+        boundary of ``p < 1``, where the whole mass of delta sits at ``1 + w* ~ 1e-7``): it returned
+        ``[-1 +/- 4e-4]`` for ``w_e`` in ``[-1 + 3.6e-7, -1 + 3.1e-7]``, so no Taylor model was tried.
+        """
+        direct = self.w_explicit(zball, y)
+        if zball.rad() == 0:
+            return direct
+        zm, h = zball.mid(), zball.rad()
+        old_cap = ctx.cap
+        ctx.cap = 3
+        try:
+            cm = self.w_explicit(arb_series([zm, 1]), y).coeffs() + [arb(0)] * 3
+            cb = self.w_explicit(arb_series([zball, 1]), y).coeffs() + [arb(0)] * 3
+        except (ValueError, ZeroDivisionError):
+            return direct
+        finally:
+            ctx.cap = old_cap
+        form = cm[0] + cm[1] * arb(0, h) + cb[2] * arb(0).union(h * h)
+        if not _finite(form):
+            return direct
+        if not _finite(direct):
+            return form
+        try:
+            return form.intersection(direct)
+        except ValueError:
+            return form
 
     def _bin_explicit_tail(self, zl, zu, zball, y, minus, order, mass, wb, const, above_y):
         if wb is not None and _finite(wb):
