@@ -79,6 +79,8 @@ from certdp.numbers.balls import to_arb
 
 __all__ = [
     "RadialPrecisionError",
+    "RadialRangeError",
+    "Z_SCALE_MIN",
     "RadialEnclosure",
     "SGGRadialProblem",
     "sgg_delta_enclosure",
@@ -108,6 +110,20 @@ def radial_progress(callback):
 
 class RadialPrecisionError(ArithmeticError):
     """The requested width ``eta`` was not reached at this precision / bin budget."""
+
+
+class RadialRangeError(RadialPrecisionError):
+    """The profile's mass sits at ``z`` below what double bin edges can place: no precision helps.
+
+    Bin edges are doubles (exact Arb points); where ``z_s = beta s^p`` (``r = s``, the scale of the
+    privacy loss) is below :data:`Z_SCALE_MIN` the engine cannot resolve the bins that carry delta
+    (e.g. R1SMG, ``k = 1/2``, at delta ~ 1e-300: ``z_s ~ 1e-600``).  Raised up front, in microseconds.
+    """
+
+
+#: Smallest ``z_s = beta s^p`` the engine accepts (2^-800 ~ 1.5e-241; bins are graded down to
+#: ~1e-16 z_s and the doubles end at ~1e-308).
+Z_SCALE_MIN = 2.0 ** -800
 
 
 def _union(a: arb, b: arb) -> arb:
@@ -1039,6 +1055,11 @@ def sgg_delta_enclosure(
         return RadialEnclosure(z, z, eta_f, 0, arb(0), ctx.prec,
                                notes=["pure DP: alpha = T-1, p <= 1, loss <= beta s^p <= eps"])
 
+    z_s = prob.s ** prob.p
+    if not (z_s > arb(Z_SCALE_MIN)):
+        raise RadialRangeError(
+            f"radial engine: the privacy loss lives at z = beta s^p ~ {z_s.mid().str(3, radius=False)}, "
+            f"below the range of its double bin edges (>= 2^-800); parameters this extreme are not supported")
     k = prob.f_k
     e_eps = float(prob.exp_eps.upper()) if prob.exp_eps < arb("1e300") else math.inf
     log_1pe = math.log1p(e_eps) if math.isfinite(e_eps) else float(prob.eps.upper())
