@@ -512,14 +512,16 @@ class SGGRadialProblem:
             w = w_new
         if not (w > -1 and w < 1):
             return None
-        d = arb(2) ** (-(ctx.prec - 24))
-        for _ in range(4):
+        # the radius of this enclosure is the floor of every Taylor bin's width (G = F_W(w*) inherits
+        # it), so start a few bits above the working precision and widen only when the signs fail
+        d = arb(2) ** (-(ctx.prec - 8))
+        for _ in range(6):
             lo, hi = (w - d).mid(), (w + d).mid()
             if not (lo > -1 and hi < 1):
                 return None
             if self.phi(z, lo) > y and self.phi(z, hi) < y:
                 return _union(lo, hi)
-            d = d * 2 ** 16
+            d = d * 2 ** 8
         return None
 
     def _dphi(self, z: arb, w: arb) -> arb:
@@ -1140,6 +1142,18 @@ def sgg_delta_enclosure(
             target = _union(target, arb(rel_eta) * lower).upper()   # max(eta, rel * lower)
         if _finite(width) and width <= target:
             return make(A, B, lower, upper)
+        if lower > 0 and _finite(A) and _finite(B):
+            # rounding floor: each bin loses ~20 bits to the Taylor arithmetic, so A and e^eps B carry
+            # ~2^-(prec-24) of their size; when delta = A - e^eps B is that much smaller than A (small
+            # delta, large eps) no refinement at this precision reaches the target: raise now (the
+            # caller's next rung succeeds) instead of after the stall test's six rounds of splitting
+            floor = (abs(A) + exp_eps * abs(B)) * arb(2) ** (24 - ctx.prec)
+            if floor > 4 * target:
+                err = RadialPrecisionError(
+                    f"rounding floor {float(floor.upper()):.3g} above the target at {ctx.prec} bits "
+                    f"(delta is {float((lower / abs(A)).upper()):.2g} of A)")
+                err.enclosure = make(A, B, lower, upper)
+                raise err
         widths = {key: width_arb(v) for key, v in bins.items()}
         widths[TAIL] = (1 + exp_eps) * tau[0]
         finite = [w for w in widths.values() if w is not None]
