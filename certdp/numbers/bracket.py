@@ -238,6 +238,11 @@ def certified_monotone_bracket(
         safe_value = safe_pt[0]
         if (b - a) / safe_value <= rtol:
             break
+        if (b - a) / safe_value <= Fraction(7, 4) * rtol:   # halves <= 7/8 rtol, rounding < rtol/8
+            # one midpoint closes a bracket this narrow whichever way it is decided (the secant's
+            # two straddling probes would cost one evaluation more)
+            if probe((a + b) / 2, "up") is not Decision.UNKNOWN:
+                continue
         if use_secant:
             guess = _secant_guess(safe_pt, unsafe_pt, Fraction(delta))
             use_secant = False
