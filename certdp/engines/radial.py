@@ -86,6 +86,7 @@ __all__ = [
     "sgg_delta_enclosure",
     "pure_dp_decision",
     "radial_progress",
+    "radial_reached",
     "fw_cdf",
 ]
 
@@ -106,6 +107,23 @@ def radial_progress(callback):
         yield
     finally:
         _PROGRESS_HOOK.reset(token)
+
+
+_REACHED: ContextVar = ContextVar("certdp_radial_reached", default=None)
+
+
+@contextmanager
+def radial_reached(record: list):
+    """Within the block, every refinement round of :func:`sgg_delta_enclosure` intersects its certified
+    enclosure into ``record`` (``[lower, upper, bits, bins]``, arb ends).  For callers that evaluate ONE
+    quantity (one profile point, possibly on several precision rungs): when a budget interrupts them,
+    ``record`` holds the best certified enclosure reached.  Every round's enclosure is valid (the bins
+    cover ``[0, z_max]``, the tail is added), so their intersection is too."""
+    token = _REACHED.set(record)
+    try:
+        yield record
+    finally:
+        _REACHED.reset(token)
 
 
 class RadialPrecisionError(ArithmeticError):
@@ -1137,6 +1155,12 @@ def sgg_delta_enclosure(
     while True:
         A, B, lower, upper = assemble()
         width = upper - lower
+        if (rec := _REACHED.get()) is not None and _finite(lower) and _finite(upper):
+            if not rec:
+                rec[:] = [lower, upper, ctx.prec, len(bins)]
+            elif lower <= rec[1] and rec[0] <= upper:      # same quantity: keep the intersection
+                rec[:] = [rec[0] if rec[0] >= lower else lower, rec[1] if rec[1] <= upper else upper,
+                          ctx.prec, len(bins)]
         target = eta_arb
         if rel_eta is not None:
             target = _union(target, arb(rel_eta) * lower).upper()   # max(eta, rel * lower)
