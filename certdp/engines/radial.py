@@ -309,8 +309,14 @@ class SGGRadialProblem:
         """Enclosure of ``Phi(r, w)`` for all ``r = z^(1/p)``, z in the ball ``z > 0``."""
         s = self.s
         r = z ** (1 / self.p) if not self._p_is_one() else z
-        x = (2 * s * w + s * s / r) / r
-        L = x.log1p()
+        if w < -0.5:
+            # q / r^2 = ((r - s)/r)^2 + 2 (s/r)(1 + w): a sum of non-negative terms, no cancellation
+            # where q -> 0 (r ~ s, w ~ -1: the log singularity of the loss for alpha < T-1)
+            t = s / r
+            L = ((1 - t) ** 2 + 2 * t * (1 + w)).log()
+        else:
+            x = (2 * s * w + s * s / r) / r
+            L = x.log1p()
         val = -z * (self.half_p * L).expm1()
         if not self.c1_is_zero:
             val = val + self.c1 * L
@@ -362,6 +368,21 @@ class SGGRadialProblem:
         even where ``r = s`` (the generic form would take ``log 0`` there).
         """
         if not self.c1_is_zero:
+            # exact form 2 c1 ln(|r - s| / r) + z - |r - s|^p: the generic one forms 1 + x = (1 - s/r)^2
+            # by cancellation and loses it on every bin next to r = s (T = 2, large eps: whole bins of
+            # w* = -1 were left as [0, mass])
+            r = z ** (1 / self.p)
+            d = abs(r - self.s)
+            if d > 0:
+                direct = 2 * self.c1 * (d.log() - r.log()) + z - d ** self.p
+                if _finite(direct):
+                    generic = self.phi_on_bin(z, arb(-1))
+                    if _finite(generic):
+                        try:
+                            return direct.intersection(generic)
+                        except ValueError:
+                            return direct
+                    return direct
             return self.phi_on_bin(z, arb(-1))
         r = z ** (1 / self.p)
         d = abs(r - self.s)
@@ -410,8 +431,12 @@ class SGGRadialProblem:
         s = self.s
         logz = zs.log()
         u = (-(logz / self.p)).exp()              # 1/r
-        x = (2 * s) * ws * u + (s * s) * u * u
-        onepx = x + 1
+        if ws.coeffs() and ws.coeffs()[0] < -0.5:
+            su = s * u                            # as in :meth:`phi`: q/r^2 without cancellation near w = -1
+            onepx = (1 - su) * (1 - su) + 2 * su * (ws + 1)
+        else:
+            x = (2 * s) * ws * u + (s * s) * u * u
+            onepx = x + 1
         L = onepx.log()
         e = (self.half_p * L).exp()
         val = -zs * (e - 1)
@@ -491,9 +516,14 @@ class SGGRadialProblem:
         when certified by the sign of ``Phi - y`` on the whole ball.
         """
         pads = (1e-12, 1e-9, 1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 0.25)
+        # pads relative to the distance from the end +-1 the guess is near (not to 1): where w* hugs
+        # -1 (T = 2 at large eps: 1 + w* ~ 1e-9 on the bins around r = s that carry B) absolute pads
+        # overshot -1 and every such bin fell back to w* in [-1, wu]
+        scale_lo = min(1.0, 1.0 + guess_lo)
+        scale_hi = min(1.0, 1.0 - guess_hi)
         wl = arb(-1)
         for pad in pads:
-            cand = guess_lo - pad * max(1.0, abs(guess_lo))
+            cand = guess_lo - pad * scale_lo
             if cand <= -1.0:
                 break
             c = arb(cand)
@@ -502,7 +532,7 @@ class SGGRadialProblem:
                 break
         wu = arb(1)
         for pad in pads:
-            cand = guess_hi + pad * max(1.0, abs(guess_hi))
+            cand = guess_hi + pad * scale_hi
             if cand >= 1.0:
                 break
             c = arb(cand)
