@@ -46,3 +46,36 @@ def test_bad_alpha_is_a_one_line_error(cli):
     assert out.returncode == 2
     assert out.stderr.strip().startswith("error: alpha")
     assert "Traceback" not in out.stderr
+
+
+def test_profile_budget_out_is_undecided_with_the_reached_enclosure():
+    """A budget that runs out during a profile point (simulated deterministically: the alarm's
+    BudgetExceeded raised from the engine's progress hook at its 4th round) becomes UNDECIDED with the
+    certified enclosure reached; it contains the value the engine certifies without a budget."""
+    from fractions import Fraction
+
+    from flint import arb
+
+    from certdp.cli.sgg import _reached_on_budget
+    from certdp.cli.validate import BudgetExceeded
+    from certdp.engines.radial import radial_progress, sgg_delta_enclosure
+    from certdp.numbers import UndecidedError, working_precision
+    from certdp.workflows.profile import profile
+
+    rounds = []
+
+    def alarm(bins, width, target, bits):
+        rounds.append(bins)
+        if len(rounds) == 4:
+            raise BudgetExceeded()
+
+    with pytest.raises(UndecidedError, match="certified so far") as info:
+        with radial_progress(alarm), _reached_on_budget():
+            profile("sgg", value="1.0657326", epsilon=1, dimension=3, alpha=2, power="1/2")
+    lo, hi = (Fraction(x) for x in info.value.enclosure)
+    with working_precision(128):
+        enc = sgg_delta_enclosure(3, 2, Fraction(1, 2), arb(10657326) / 10**7, 1, 1, eta=arb(2) ** -400,
+                                  rel_eta=1e-9, log_delta_hint=-27.6)
+    assert lo <= Fraction(enc.lower.lower().mid().str(40, radius=False))
+    assert Fraction(enc.upper.upper().mid().str(40, radius=False)) <= hi
+    assert lo < hi

@@ -26,8 +26,11 @@ from certdp.numbers import working_precision
 QUAD_DEGREE = 5
 
 
-def mp_sgg_delta(T, alpha, p, beta, eps, s, dps=50):
-    """Lemma 4.1 at ``dps`` digits by tanh-sinh quadrature; returns (delta, error estimate)."""
+def mp_sgg_delta(T, alpha, p, beta, eps, s, dps=50, z_lo=None):
+    """Lemma 4.1 at ``dps`` digits by tanh-sinh quadrature; returns (delta, error estimate).
+
+    The breakpoint scan starts at ``z_lo`` (default ``1e-8``; a tiny ``beta s^p`` needs a lower
+    start, e.g. R1SMG at sigma_star ~ 1e25)."""
     with mp.workdps(dps):
         T = int(T)
         alpha, p, beta, eps, s = (mp.mpf(Fraction(x).numerator) / Fraction(x).denominator
@@ -85,7 +88,8 @@ def mp_sgg_delta(T, alpha, p, beta, eps, s, dps=50):
         # breakpoints in v where phi(r, +-1) = y, found by scanning + bisection
         zmax = mp.mpf(80 + 4 * float(k))
         vmax = zmax ** k
-        grid = [(mp.mpf(10) ** -8 * (zmax * 10 ** 8) ** (mp.mpf(i) / 600)) ** k for i in range(0, 601)]
+        zl = mp.mpf(10) ** -8 if z_lo is None else mp.mpf(Fraction(z_lo).numerator) / Fraction(z_lo).denominator
+        grid = [(zl * (zmax / zl) ** (mp.mpf(i) / 600)) ** k for i in range(0, 601)]
         breaks = set()
         for y in (eps, -eps):
             for wb in (1, -1):

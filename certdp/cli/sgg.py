@@ -61,6 +61,31 @@ def _spinner(message: str, quiet: bool):
             yield
 
 
+@contextmanager
+def _reached_on_budget():
+    """One profile point: when ``--budget`` runs out, say UNDECIDED *with* the certified enclosure of
+    delta the radial engine had reached (the intersection over its rounds and precision rungs)."""
+    from certdp.cli.validate import BudgetExceeded
+    from certdp.engines.radial import radial_reached
+    from certdp.numbers import UndecidedError
+
+    record: list = []
+    try:
+        with radial_reached(record):
+            yield
+    except BudgetExceeded:
+        if not record:
+            raise
+        from certdp.numbers import Enclosure
+
+        lower, upper, bits, bins = record
+        lo, hi = Enclosure.from_bounds(lower, upper, bits).strings()     # outward-rounded decimals
+        exc = UndecidedError(f"the budget was exceeded before the requested width; certified so far: delta in "
+                             f"[{lo}, {hi}] ({bits} bits, {bins} bins)")
+        exc.enclosure = (lo, hi)
+        raise exc from None
+
+
 # ------------------------------------------------------------------------------------------- calibrate
 @calibrate.command("sgg")
 @_dimension
@@ -115,7 +140,7 @@ def _profile_run(mechanism: str, value: str, epsilon: str, as_json: bool, plot: 
 
     epsilons = [e.strip() for e in epsilon.split(",") if e.strip()]
     if len(epsilons) == 1 and not plot:
-        with _spinner("certifying delta(eps) (radial engine)...", as_json):
+        with _spinner("certifying delta(eps) (radial engine)...", as_json), _reached_on_budget():
             cert = profile_workflow(mechanism, value=value, epsilon=epsilons[0], **fixed)
         sys.exit(emit_certificate(cert, as_json, show_json=False))
     curve = []

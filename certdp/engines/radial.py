@@ -79,11 +79,14 @@ from certdp.numbers.balls import to_arb
 
 __all__ = [
     "RadialPrecisionError",
+    "RadialRangeError",
+    "Z_SCALE_MIN",
     "RadialEnclosure",
     "SGGRadialProblem",
     "sgg_delta_enclosure",
     "pure_dp_decision",
     "radial_progress",
+    "radial_reached",
     "fw_cdf",
 ]
 
@@ -106,8 +109,39 @@ def radial_progress(callback):
         _PROGRESS_HOOK.reset(token)
 
 
+_REACHED: ContextVar = ContextVar("certdp_radial_reached", default=None)
+
+
+@contextmanager
+def radial_reached(record: list):
+    """Within the block, every refinement round of :func:`sgg_delta_enclosure` intersects its certified
+    enclosure into ``record`` (``[lower, upper, bits, bins]``, arb ends).  For callers that evaluate ONE
+    quantity (one profile point, possibly on several precision rungs): when a budget interrupts them,
+    ``record`` holds the best certified enclosure reached.  Every round's enclosure is valid (the bins
+    cover ``[0, z_max]``, the tail is added), so their intersection is too."""
+    token = _REACHED.set(record)
+    try:
+        yield record
+    finally:
+        _REACHED.reset(token)
+
+
 class RadialPrecisionError(ArithmeticError):
     """The requested width ``eta`` was not reached at this precision / bin budget."""
+
+
+class RadialRangeError(RadialPrecisionError):
+    """The profile's mass sits at ``z`` below what double bin edges can place: no precision helps.
+
+    Bin edges are doubles (exact Arb points); where ``z_s = beta s^p`` (``r = s``, the scale of the
+    privacy loss) is below :data:`Z_SCALE_MIN` the engine cannot resolve the bins that carry delta
+    (e.g. R1SMG, ``k = 1/2``, at delta ~ 1e-300: ``z_s ~ 1e-600``).  Raised up front, in microseconds.
+    """
+
+
+#: Smallest ``z_s = beta s^p`` the engine accepts (2^-800 ~ 1.5e-241; bins are graded down to
+#: ~1e-16 z_s and the doubles end at ~1e-308).
+Z_SCALE_MIN = 2.0 ** -800
 
 
 def _union(a: arb, b: arb) -> arb:
@@ -237,6 +271,13 @@ class SGGRadialProblem:
                 return (-(y + s * s) / (2 * s)) * z.rsqrt()
             two_p = 2 / self.p
             logz = z.log()
+            if not (abs(y) < z.coeffs()[0] / 2):
+                # |y| >= z/2: the two powers differ by a factor >= (3/2)^(2/p) (or (1/2)^(2/p)), so
+                # the direct difference does not cancel, while the product form below multiplies two
+                # factors of opposite trends on a ball (z^(2/p) up, expm1(..) down: dependency)
+                zp = (logz * two_p).exp()
+                r = (logz / self.p).exp()
+                return (((z - y).log() * two_p).exp() - zp - s * s) / (2 * s * r)
             # (z - y)^(2/p) - z^(2/p) = z^(2/p) expm1((2/p) log1p(-y/z)); the constant terms of the
             # log1p / expm1 series are taken from the ball functions (no cancellation of the 1)
             u = -y / z
@@ -257,7 +298,10 @@ class SGGRadialProblem:
             return -(y + s * s) / (2 * s * z.sqrt())
         two_p = 2 / self.p
         zp = z ** two_p
-        diff = zp * ((-y / z).log1p() * two_p).expm1()
+        if abs(y) < z / 2:
+            diff = zp * ((-y / z).log1p() * two_p).expm1()      # no cancellation of the two powers
+        else:
+            diff = (z - y) ** two_p - zp                         # no dependency between the factors
         return (diff - s * s) / (2 * s * z ** (1 / self.p))
 
     # -- Phi and dPhi/dw on balls -------------------------------------------------
@@ -265,8 +309,14 @@ class SGGRadialProblem:
         """Enclosure of ``Phi(r, w)`` for all ``r = z^(1/p)``, z in the ball ``z > 0``."""
         s = self.s
         r = z ** (1 / self.p) if not self._p_is_one() else z
-        x = (2 * s * w + s * s / r) / r
-        L = x.log1p()
+        if w < -0.5:
+            # q / r^2 = ((r - s)/r)^2 + 2 (s/r)(1 + w): a sum of non-negative terms, no cancellation
+            # where q -> 0 (r ~ s, w ~ -1: the log singularity of the loss for alpha < T-1)
+            t = s / r
+            L = ((1 - t) ** 2 + 2 * t * (1 + w)).log()
+        else:
+            x = (2 * s * w + s * s / r) / r
+            L = x.log1p()
         val = -z * (self.half_p * L).expm1()
         if not self.c1_is_zero:
             val = val + self.c1 * L
@@ -318,6 +368,21 @@ class SGGRadialProblem:
         even where ``r = s`` (the generic form would take ``log 0`` there).
         """
         if not self.c1_is_zero:
+            # exact form 2 c1 ln(|r - s| / r) + z - |r - s|^p: the generic one forms 1 + x = (1 - s/r)^2
+            # by cancellation and loses it on every bin next to r = s (T = 2, large eps: whole bins of
+            # w* = -1 were left as [0, mass])
+            r = z ** (1 / self.p)
+            d = abs(r - self.s)
+            if d > 0:
+                direct = 2 * self.c1 * (d.log() - r.log()) + z - d ** self.p
+                if _finite(direct):
+                    generic = self.phi_on_bin(z, arb(-1))
+                    if _finite(generic):
+                        try:
+                            return direct.intersection(generic)
+                        except ValueError:
+                            return direct
+                    return direct
             return self.phi_on_bin(z, arb(-1))
         r = z ** (1 / self.p)
         d = abs(r - self.s)
@@ -366,8 +431,12 @@ class SGGRadialProblem:
         s = self.s
         logz = zs.log()
         u = (-(logz / self.p)).exp()              # 1/r
-        x = (2 * s) * ws * u + (s * s) * u * u
-        onepx = x + 1
+        if ws.coeffs() and ws.coeffs()[0] < -0.5:
+            su = s * u                            # as in :meth:`phi`: q/r^2 without cancellation near w = -1
+            onepx = (1 - su) * (1 - su) + 2 * su * (ws + 1)
+        else:
+            x = (2 * s) * ws * u + (s * s) * u * u
+            onepx = x + 1
         L = onepx.log()
         e = (self.half_p * L).exp()
         val = -zs * (e - 1)
@@ -447,9 +516,14 @@ class SGGRadialProblem:
         when certified by the sign of ``Phi - y`` on the whole ball.
         """
         pads = (1e-12, 1e-9, 1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 0.25)
+        # pads relative to the distance from the end +-1 the guess is near (not to 1): where w* hugs
+        # -1 (T = 2 at large eps: 1 + w* ~ 1e-9 on the bins around r = s that carry B) absolute pads
+        # overshot -1 and every such bin fell back to w* in [-1, wu]
+        scale_lo = min(1.0, 1.0 + guess_lo)
+        scale_hi = min(1.0, 1.0 - guess_hi)
         wl = arb(-1)
         for pad in pads:
-            cand = guess_lo - pad * max(1.0, abs(guess_lo))
+            cand = guess_lo - pad * scale_lo
             if cand <= -1.0:
                 break
             c = arb(cand)
@@ -458,7 +532,7 @@ class SGGRadialProblem:
                 break
         wu = arb(1)
         for pad in pads:
-            cand = guess_hi + pad * max(1.0, abs(guess_hi))
+            cand = guess_hi + pad * scale_hi
             if cand >= 1.0:
                 break
             c = arb(cand)
@@ -486,14 +560,16 @@ class SGGRadialProblem:
             w = w_new
         if not (w > -1 and w < 1):
             return None
-        d = arb(2) ** (-(ctx.prec - 24))
-        for _ in range(4):
+        # the radius of this enclosure is the floor of every Taylor bin's width (G = F_W(w*) inherits
+        # it), so start a few bits above the working precision and widen only when the signs fail
+        d = arb(2) ** (-(ctx.prec - 8))
+        for _ in range(6):
             lo, hi = (w - d).mid(), (w + d).mid()
             if not (lo > -1 and hi < 1):
                 return None
             if self.phi(z, lo) > y and self.phi(z, hi) < y:
                 return _union(lo, hi)
-            d = d * 2 ** 16
+            d = d * 2 ** 8
         return None
 
     def _dphi(self, z: arb, w: arb) -> arb:
@@ -564,8 +640,41 @@ class SGGRadialProblem:
             return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, True)
         if y > 0 and zu <= y:
             return const(False)                   # z <= y: Phi <= z <= y, w* = -1
-        wb = self.w_explicit(zball, y) if zl > y else None
+        wb = self._w_explicit_on_bin(zball, y) if zl > y else None
         return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, zl > y)
+
+    def _w_explicit_on_bin(self, zball: arb, y: arb) -> arb:
+        """``w_e(z)`` for all ``z`` in ``zball`` (``z > y``), by a second-order Taylor form.
+
+        ``w_e(z_m + t) = w_e(z_m) + w_e'(z_m) t + w_e''(xi)/2 t^2`` with ``xi`` in the ball (Lagrange
+        remainder; the last coefficient from a length-3 series on the whole ball, ``t^2`` in
+        ``[0, h^2]``), intersected with the direct evaluation.  The direct form cancels badly where
+        ``w_e`` is close to ``-1`` (``(z - y)^(2/p) - z^(2/p)`` against ``s^2``; e.g. near the pure-DP
+        boundary of ``p < 1``, where the whole mass of delta sits at ``1 + w* ~ 1e-7``): it returned
+        ``[-1 +/- 4e-4]`` for ``w_e`` in ``[-1 + 3.6e-7, -1 + 3.1e-7]``, so no Taylor model was tried.
+        """
+        direct = self.w_explicit(zball, y)
+        if zball.rad() == 0:
+            return direct
+        zm, h = zball.mid(), zball.rad()
+        old_cap = ctx.cap
+        ctx.cap = 3
+        try:
+            cm = self.w_explicit(arb_series([zm, 1]), y).coeffs() + [arb(0)] * 3
+            cb = self.w_explicit(arb_series([zball, 1]), y).coeffs() + [arb(0)] * 3
+        except (ValueError, ZeroDivisionError):
+            return direct
+        finally:
+            ctx.cap = old_cap
+        form = cm[0] + cm[1] * arb(0, h) + cb[2] * arb(0).union(h * h)
+        if not _finite(form):
+            return direct
+        if not _finite(direct):
+            return form
+        try:
+            return form.intersection(direct)
+        except ValueError:
+            return form
 
     def _bin_explicit_tail(self, zl, zu, zball, y, minus, order, mass, wb, const, above_y):
         if wb is not None and _finite(wb):
@@ -686,8 +795,14 @@ class SGGRadialProblem:
         ws = self._wstar_series(zs, w0, y, n)
         wc = ws.coeffs()
         # predicted range of w* on the bin from the midpoint expansion
-        hw = float(half.mid())
-        spread = sum(abs(float(c.mid())) * hw ** j for j, c in enumerate(wc[1:], 1))
+        # |w_j| half^j formed in Arb: for bins at tiny z (R1SMG, r ~ s ~ 1e-13) the coefficients are
+        # ~ z^-j and half^j ~ z^j, each far outside the double range (their float product was nan)
+        spread, hp = 0.0, arb(1)
+        for c in wc[1:]:
+            hp = hp * half
+            spread += float(abs(c.mid() * hp).mid())
+        if not math.isfinite(spread):
+            return None
         lo_g = float(w0.mid()) - 1.5 * spread - 1e-14
         hi_g = float(w0.mid()) + 1.5 * spread + 1e-14
         lo_g = min(lo_g, wfl, wfu)
@@ -990,6 +1105,11 @@ def sgg_delta_enclosure(
         return RadialEnclosure(z, z, eta_f, 0, arb(0), ctx.prec,
                                notes=["pure DP: alpha = T-1, p <= 1, loss <= beta s^p <= eps"])
 
+    z_s = prob.s ** prob.p
+    if not (z_s > arb(Z_SCALE_MIN)):
+        raise RadialRangeError(
+            f"radial engine: the privacy loss lives at z = beta s^p ~ {z_s.mid().str(3, radius=False)}, "
+            f"below the range of its double bin edges (>= 2^-800); parameters this extreme are not supported")
     k = prob.f_k
     e_eps = float(prob.exp_eps.upper()) if prob.exp_eps < arb("1e300") else math.inf
     log_1pe = math.log1p(e_eps) if math.isfinite(e_eps) else float(prob.eps.upper())
@@ -1065,11 +1185,29 @@ def sgg_delta_enclosure(
     while True:
         A, B, lower, upper = assemble()
         width = upper - lower
+        if (rec := _REACHED.get()) is not None and _finite(lower) and _finite(upper):
+            if not rec:
+                rec[:] = [lower, upper, ctx.prec, len(bins)]
+            elif lower <= rec[1] and rec[0] <= upper:      # same quantity: keep the intersection
+                rec[:] = [rec[0] if rec[0] >= lower else lower, rec[1] if rec[1] <= upper else upper,
+                          ctx.prec, len(bins)]
         target = eta_arb
         if rel_eta is not None:
             target = _union(target, arb(rel_eta) * lower).upper()   # max(eta, rel * lower)
         if _finite(width) and width <= target:
             return make(A, B, lower, upper)
+        if lower > 0 and _finite(A) and _finite(B):
+            # rounding floor: each bin loses ~20 bits to the Taylor arithmetic, so A and e^eps B carry
+            # ~2^-(prec-24) of their size; when delta = A - e^eps B is that much smaller than A (small
+            # delta, large eps) no refinement at this precision reaches the target: raise now (the
+            # caller's next rung succeeds) instead of after the stall test's six rounds of splitting
+            floor = (abs(A) + exp_eps * abs(B)) * arb(2) ** (24 - ctx.prec)
+            if floor > 4 * target:
+                err = RadialPrecisionError(
+                    f"rounding floor {float(floor.upper()):.3g} above the target at {ctx.prec} bits "
+                    f"(delta is {float((lower / abs(A)).upper()):.2g} of A)")
+                err.enclosure = make(A, B, lower, upper)
+                raise err
         widths = {key: width_arb(v) for key, v in bins.items()}
         widths[TAIL] = (1 + exp_eps) * tau[0]
         finite = [w for w in widths.values() if w is not None]

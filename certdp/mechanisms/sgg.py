@@ -38,7 +38,7 @@ import numpy as np
 from flint import arb, ctx
 
 from certdp.engines.closed_form import gaussian_profile
-from certdp.engines.radial import RadialPrecisionError, sgg_delta_enclosure
+from certdp.engines.radial import RadialPrecisionError, RadialRangeError, sgg_delta_enclosure
 from certdp.mechanisms.base import Mechanism, register
 from certdp.numbers import (
     Enclosure,
@@ -116,6 +116,8 @@ def sgg_profile_enclosure(dimension: int, alpha, power, rate, epsilon, sensitivi
         enc = sgg_delta_enclosure(dimension, _exact(alpha), _exact(power), rate_b, eps_b,
                                   _exact(sensitivity), eta=floor, rel_eta=rel, log_delta_hint=hint,
                                   progress=progress)
+    except RadialRangeError as exc:
+        raise UndecidedError(f"sgg: {exc}") from None    # settled: no precision or budget helps
     except RadialPrecisionError as exc:
         if reached is not None and getattr(exc, "enclosure", None) is not None:
             reached.append((exc.enclosure, ctx.prec))
@@ -204,9 +206,51 @@ def sgg_delta_float(dimension: int, alpha: float, power: float, rate: float, eps
     return max(0.0, A - math.exp(epsilon) * B)
 
 
+#: Below this delta the float64 quadrature is not trusted (``A - e^eps B`` cancels; breakpoint
+#: singularities): :func:`sgg_rate_candidate` extrapolates from its root at this delta instead.
+QUADRATURE_DELTA_FLOOR = 1e-12
+
+
 def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: float, log_delta: float,
                        sensitivity: float, panels: int = 240, nodes: int = 16) -> float | None:
-    """float64 beta with ``delta(beta) = delta`` (Brent on log beta of :func:`sgg_delta_float`)."""
+    """float64 beta with ``delta(beta) = delta`` (Brent on log beta of :func:`sgg_delta_float`); a guess.
+
+    Below :data:`QUADRATURE_DELTA_FLOOR` the quadrature cannot resolve delta (it returned roots with
+    a true delta 1e270 times the target at delta = 1e-300), so the root at the floor is extrapolated
+    in log-log: for ``alpha < T - 1`` with exponent ``k = (alpha+1)/p`` (as ``beta -> 0`` the loss
+    depends on ``r / s`` only and delta is the Gamma mass of ``r = O(s)``, ``~ C (beta s^p)^k``),
+    for ``alpha = T - 1`` with the local slope between the roots at 1e4 and 1 times the floor.
+    Only the bracket's starting point: every answer is certified afterwards.
+    """
+    floor = math.log(QUADRATURE_DELTA_FLOOR)
+    if log_delta < floor:
+        b0 = _quadrature_rate_root(dimension, alpha, power, epsilon, floor, sensitivity, panels, nodes)
+        if b0 is None:
+            return None
+        if alpha < dimension - 1:
+            slope = (alpha + 1.0) / power
+        else:
+            b1 = _quadrature_rate_root(dimension, alpha, power, epsilon, floor + math.log(1e4), sensitivity,
+                                       panels, nodes)
+            if b1 is None or b1 == b0:
+                return None
+            slope = math.log(1e4) / (math.log(b1) - math.log(b0))
+            if not (slope > 0 and math.isfinite(slope)):
+                return None
+        lb = math.log(b0) + (log_delta - floor) / slope
+        if -700.0 < lb < 700.0:
+            return math.exp(lb)
+        # beyond the double range (R1SMG at delta = 1e-300 needs beta ~ 1e-600): a Decimal guess
+        from decimal import Decimal, localcontext
+
+        with localcontext() as dctx:
+            dctx.prec = 20
+            return Decimal(10) ** Decimal(repr(lb / math.log(10.0)))
+    return _quadrature_rate_root(dimension, alpha, power, epsilon, log_delta, sensitivity, panels, nodes)
+
+
+def _quadrature_rate_root(dimension: int, alpha: float, power: float, epsilon: float, log_delta: float,
+                          sensitivity: float, panels: int = 240, nodes: int = 16) -> float | None:
     from scipy.optimize import brentq
 
     def f(t: float) -> float:
@@ -420,7 +464,12 @@ class _Preset(Mechanism):
                         sensitivity: Fraction = Fraction(1)) -> float | None:
         alpha, power = cls.shape(dimension)
         beta = sgg_rate_candidate(dimension, float(alpha), float(power), epsilon, log_delta, float(sensitivity))
-        return None if beta is None else cls.value_of_rate(beta)
+        if beta is None:
+            return None
+        try:
+            return cls.value_of_rate(beta)
+        except (OverflowError, ZeroDivisionError):
+            return None
 
     def as_sgg(self) -> SGG:
         alpha, power = self.shape(self.dimension)
@@ -458,7 +507,7 @@ class L2Laplace(_Preset):
 
     @classmethod
     def value_of_rate(cls, beta):
-        return 1.0 / beta
+        return 1 / beta              # float or Decimal (a candidate beyond the double range)
 
     @classmethod
     def float_candidate(cls, epsilon: float, log_delta: float, dimension: int = 2,
@@ -498,7 +547,7 @@ class R1SMG(_Preset):
 
     @classmethod
     def value_of_rate(cls, beta):
-        return 1.0 / (2.0 * beta)
+        return 1 / (2 * beta)        # float or Decimal (a candidate beyond the double range)
 
 
 @register

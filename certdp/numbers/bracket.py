@@ -168,11 +168,16 @@ def certified_monotone_bracket(
             if unsafe_pt is None or (t - unsafe_pt[0]) * safe_dir > 0:
                 unsafe_pt = (t, enc)  # type: ignore[assignment]
 
+    seen: dict[Fraction, tuple[Decision, Enclosure | None]] = {}
+
     def probe(t: Fraction, direction: str) -> Decision:
         point = Fraction(round_decimal(t, digits, direction))
         if point <= 0:
             return Decision.UNKNOWN
+        if point in seen:  # a decided point is never evaluated twice (each may cost seconds)
+            return seen[point][0]
         decision, enc = search.classify(_to_decimal(point))
+        seen[point] = (decision, enc)
         record(point, decision, enc)
         return decision
 
@@ -184,13 +189,28 @@ def certified_monotone_bracket(
 
     center = _as_fraction(candidate)
     if center is not None and center > 0:
-        # Walk outward on both sides of the float candidate.
+        # Walk outward on both sides of the float candidate.  Once two points of the side already
+        # found are certified, their enclosures extrapolate log delta to the boundary (a float guess,
+        # like the candidate): the next probe goes just past that guess instead of the next fixed step
+        # (a candidate 0.3 % off otherwise costs the steps rtol, 1e-5, 1e-3, 1e-1 and a long narrowing).
         for sign in (safe_dir, -safe_dir):
-            for step in [first_step[sign]] + coarse:
-                t = center * (1 + sign * step)
-                decision = probe(t, "up" if sign > 0 else "down")
+            steps = [first_step[sign]] + coarse
+            i, jumps = 0, 0
+            while i < len(steps):
                 if (sign == safe_dir and safe_pt is not None) or (sign != safe_dir and unsafe_pt is not None):
                     break
+                t = center * (1 + sign * steps[i])
+                found = Decision.NO if sign == safe_dir else Decision.YES
+                guess = _extrapolated_guess([(q, e) for q, (d, e) in seen.items() if d is found and e is not None],
+                                            Fraction(delta), sign, found is Decision.YES)
+                last = max((q * sign for q, (d, _) in seen.items() if d is found), default=None)
+                if (guess is not None and jumps < 6 and last is not None and guess * sign > last
+                        and (guess - center) * sign < center / 2):
+                    t = guess * (1 + sign * rtol / 2)
+                    jumps += 1
+                else:
+                    i += 1
+                probe(t, "up" if sign > 0 else "down")
     # Exponential search for whichever side is still missing (floats failed or were far off).
     start = center if center is not None and center > 0 else Fraction(1)
     for sign, missing in ((safe_dir, lambda: safe_pt is None), (-safe_dir, lambda: unsafe_pt is None)):
@@ -218,12 +238,20 @@ def certified_monotone_bracket(
         safe_value = safe_pt[0]
         if (b - a) / safe_value <= rtol:
             break
+        if (b - a) / safe_value <= Fraction(7, 4) * rtol:   # halves <= 7/8 rtol, rounding < rtol/8
+            # one midpoint closes a bracket this narrow whichever way it is decided (the secant's
+            # two straddling probes would cost one evaluation more)
+            if probe((a + b) / 2, "up") is not Decision.UNKNOWN:
+                continue
         if use_secant:
             guess = _secant_guess(safe_pt, unsafe_pt, Fraction(delta))
             use_secant = False
             if guess is not None and a < guess < b:
-                if (b - a) / safe_value <= 8 * rtol:
-                    half = rtol * guess / 3
+                half = rtol * guess / 3
+                # straddle the guess once the bracket is within 8 rtol, and also when the guess sits
+                # within rtol of an end: a one-sided secant (regula falsi) keeps returning the same
+                # rounded point next to the end it came from, and only the other side moves the bracket
+                if (b - a) / safe_value <= 8 * rtol or min(guess - a, b - guess) < 3 * half:
                     for point, direction in ((guess - safe_dir * half, "down" if safe_dir > 0 else "up"),
                                              (guess + safe_dir * half, "up" if safe_dir > 0 else "down")):
                         if a < point < b:
@@ -301,6 +329,34 @@ def _secant_guess(safe_pt: tuple[Fraction, Enclosure], unsafe_pt: tuple[Fraction
             return None
         return t0 + (t1 - t0) * Fraction(frac)
     except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+
+
+def _extrapolated_guess(points: list[tuple[Fraction, Enclosure]], delta: Fraction, direction: int,
+                        below: bool) -> Fraction | None:
+    """Float guess of the boundary from the two points of one side nearest to it (log delta linear in t).
+
+    ``below`` says the points have ``delta(t) <= delta`` (their upper ends are used), else ``> delta``
+    (lower ends); ``direction`` is the sign of the step in t that moves delta towards the target.
+    Only a place to probe next: nothing is decided by it."""
+    import math
+
+    if len(points) < 2:
+        return None
+    (t0, e0), (t1, e1) = sorted(points, key=lambda pe: pe[0] * direction)[-2:]
+    try:
+        m0 = e0.upper if below else e0.lower
+        m1 = e1.upper if below else e1.lower
+        if m0 <= 0 or m1 <= 0 or m0 == m1 or t0 == t1:
+            return None
+        l0 = math.log(m0.numerator) - math.log(m0.denominator)
+        l1 = math.log(m1.numerator) - math.log(m1.denominator)
+        ld = math.log(delta.numerator) - math.log(delta.denominator)
+        frac = (ld - l0) / (l1 - l0)
+        if not (frac > 1.0 and math.isfinite(frac)):
+            return None
+        return t0 + (t1 - t0) * Fraction(frac)
+    except (ValueError, ZeroDivisionError, OverflowError, AttributeError):
         return None
 
 

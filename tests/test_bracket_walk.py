@@ -1,0 +1,53 @@
+"""The certified bracket's walk and narrowing (issue 17): a poor float candidate costs few evaluations.
+
+Synthetic monotone profiles with known roots (closed forms evaluated in Arb): the bracket must
+contain the exact root, be at most ``rtol`` wide, and never evaluate one point twice (each SGG
+evaluation costs seconds; the old narrowing re-evaluated the safe end while a one-sided secant
+stagnated next to it).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+
+import mpmath as mp
+import pytest
+from flint import arb
+
+from certdp.numbers import certified_monotone_bracket
+
+
+def _run(profile_of_t, delta, root, candidate, increasing):
+    calls: Counter = Counter()
+
+    def profile(t: arb) -> arb:
+        calls[t.mid().str(30)] += 1
+        return profile_of_t(t)
+
+    rtol = Fraction(1, 10**6)
+    bracket = certified_monotone_bracket(profile, delta, increasing=increasing, candidate=candidate, rtol=rtol)
+    lo, hi = mp.mpf(str(bracket.lo)), mp.mpf(str(bracket.hi))
+    assert lo < root < hi
+    assert bracket.relative_width <= rtol
+    assert max(calls.values()) == 1, calls.most_common(3)
+    return bracket
+
+
+@pytest.mark.parametrize("offset", [Fraction(3, 1000), Fraction(-3, 1000), Fraction(1, 10)])
+def test_exponential_profile_poor_candidate(offset):
+    """delta(t) = exp(-t) (decreasing): root t* = ln(1/delta)."""
+    delta = Fraction(1, 10**5)
+    with mp.workdps(40):
+        root = mp.log(10**5)
+        b = _run(lambda t: (-t).exp(), delta, root, float(root) * float(1 + offset), increasing=False)
+    assert b.evaluations <= 12
+
+
+def test_power_law_profile_regula_falsi_case():
+    """delta(t) = t^8 (increasing, strongly convex in log-log terms of t): root t* = delta^(1/8)."""
+    delta = Fraction(1, 10**12)
+    with mp.workdps(40):
+        root = mp.mpf(10) ** (mp.mpf(-12) / 8)
+        b = _run(lambda t: t ** 8, delta, root, float(root) * 1.02, increasing=True)
+    assert b.evaluations <= 12
