@@ -31,12 +31,14 @@ from certdp.accounting.losses import (
     LossLaw,
     XFormLaw,
     discretize,
+    discretize_coupled,
     discretize_x,
     gaussian_loss,
     ggm_loss,
     laplace_loss,
     subsampled_gaussian_losses,
 )
+from certdp.accounting.coupling import DirectionBounds
 from certdp.accounting.pld import LatticePLD, compose_all, power
 from certdp.accounting.plan import Plan, parse_plan
 from certdp.numbers import (
@@ -163,6 +165,24 @@ def _group_laws(plan: Plan) -> list[tuple[str, dict[str, LossLaw | XFormLaw], in
     return out
 
 
+def _effective_steps(plan: Plan, coupled_only: bool = False, coupling: bool = True) -> float:
+    """The bracket's width in units of h, roughly (a guess for the first lattice step): k for k
+    deterministic steps, ~2 sqrt(8 k) for k coupled ones (the Hoeffding shift at p ~ 1e-7).
+    ``coupled_only``: the number of steps that can be coupled."""
+    coupled = (1 if gdp_mu_squared(plan) > 0 else 0)
+    deterministic = 0
+    for g in plan.groups:
+        if g.mechanism in ("laplace", "subsampled-gaussian") or (g.mechanism == "ggm" and g.get("shape") == 1):
+            coupled += g.count
+        elif g.mechanism != "gaussian":
+            deterministic += g.count
+    if coupled_only:
+        return coupled
+    if not coupling:
+        return coupled + deterministic
+    return 2 * math.sqrt(8 * coupled) + deterministic
+
+
 def _settings(plan: Plan, delta_ref: Fraction | None) -> tuple[int, float, int]:
     """(scale_bits, tail probability per truncation, tail in integer units)."""
     pieces = sum(max(1, c.bit_length()) * 2 for c in (g.count for g in plan.groups)) + 2 * len(plan.groups) + 4
@@ -175,10 +195,13 @@ def _settings(plan: Plan, delta_ref: Fraction | None) -> tuple[int, float, int]:
 
 
 def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None,
-                   cache: dict | None = None, sides: tuple[str, ...] = ("upper", "lower")
-                   ) -> dict[str, tuple[LatticePLD, LatticePLD]]:
-    """{direction: (upper, lower)} composed lattice measures of the plan at step 2^-grid_bits
-    (a side not in ``sides`` is None: not computed)."""
+                   cache: dict | None = None, sides: tuple[str, ...] = ("upper", "lower"),
+                   coupled: bool = True) -> dict[str, DirectionBounds]:
+    """{direction: DirectionBounds} of the plan at step 2^-grid_bits (a side not in ``sides`` is None).
+
+    Laws with a certified partial mean are discretized by the coupled rule when ``coupled`` (their
+    rounding errors enter through Hoeffding's inequality, :mod:`certdp.accounting.coupling`), the
+    others by the deterministic upper / lower rule."""
     scale_bits, tail_prob, tail = _settings(plan, delta_ref)
     coarse_mass = (float(delta_ref) if delta_ref is not None else 1e-12) * 2.0**-7
     components = _group_laws(plan)
@@ -187,42 +210,50 @@ def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None
     out = {}
     for direction in directions:
         ups, lows = [], []
+        n_coupled, bias_lo, bias_hi = 0, Fraction(0), Fraction(0)
         for _, laws, count in components:
             law = laws[direction]
-            key = (id(law), law.name, grid_bits, scale_bits, count)
+            use_coupled = coupled and isinstance(law, LossLaw) and law.partial_mean is not None
+            key = (id(law), law.name, grid_bits, scale_bits, count, use_coupled)
             if cache is not None and key in cache:
-                up, low = cache[key]
+                up, low, bias = cache[key]
             else:
-                if isinstance(law, XFormLaw):
+                bias = None
+                if use_coupled:
+                    cd = discretize_coupled(law, grid_bits, scale_bits, tail_prob, coarse_mass)
+                    up1, low1, bias = cd.upper, cd.lower, (cd.bias_lower, cd.bias_upper)
+                elif isinstance(law, XFormLaw):
                     up1, low1 = discretize_x(law, grid_bits, scale_bits, tail_prob, coarse_mass)
                 else:
                     up1, low1 = discretize(law, grid_bits, scale_bits, tail_prob, coarse_mass)
                 up = power(up1.truncated(tail), count, tail) if "upper" in sides else None
                 low = power(low1.truncated(tail), count, tail) if "lower" in sides else None
                 if cache is not None:
-                    cache[key] = (up, low)
+                    cache[key] = (up, low, bias)
+            if bias is not None:
+                n_coupled += count
+                bias_lo += count * bias[0]
+                bias_hi += count * bias[1]
             ups.append(up)
             lows.append(low)
-        out[direction] = (compose_all(ups, tail) if "upper" in sides else None,
-                          compose_all(lows, tail) if "lower" in sides else None)
+        out[direction] = DirectionBounds(compose_all(ups, tail) if "upper" in sides else None,
+                                         compose_all(lows, tail) if "lower" in sides else None,
+                                         n_coupled, bias_lo, bias_hi)
     if symmetric:
         out = {"both": out["remove"]}
     return out
 
 
-def _lattice_answer(bounds: dict[str, tuple[LatticePLD, LatticePLD]], eps: Fraction | None,
+def _lattice_answer(bounds: dict[str, DirectionBounds], eps: Fraction | None,
                     delta: Fraction | None) -> tuple[Enclosure | None, bool, dict[str, list[str]]]:
     per: dict[str, list[str]] = {}
     los, his = [], []
     infinite = False
-    for direction, (up, low) in bounds.items():
+    for direction, pair in bounds.items():
         if eps is not None:
-            hi, lo = up.delta_bound(eps), low.delta_bound(eps)
-            hi = min(hi, Fraction(1))
+            hi, lo = pair.delta_upper(eps), pair.delta_lower(eps)
         else:
-            hi, lo = up.epsilon_bound(delta), low.epsilon_bound(delta)
-            if lo is None:
-                lo = Fraction(0)
+            hi, lo = pair.epsilon_upper(delta), pair.epsilon_lower(delta)
         if hi is None:
             infinite = True
             per[direction] = [_str(lo, "down"), "inf"]
@@ -250,9 +281,19 @@ def _str(q: Fraction, direction: str) -> str:
     return exact_str(Fraction(round_decimal(q, 20, direction))) if q else "0"
 
 
+def use_coupling(plan: Plan) -> bool:
+    """The automatic choice: the coupled rule (bracket ~ 2 h sqrt(8 k)) once it beats the deterministic
+    one (~ k h), i.e. from about 32 coupled steps on."""
+    coupled = _effective_steps(plan, coupled_only=True)
+    return coupled > 32
+
+
 def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bits: int | None = None,
-            rtol: object = "0.01", max_grid_bits: int = MAX_GRID_BITS) -> Composition:
-    """Certified delta(eps) (give ``epsilon``) or eps(delta) (give ``delta``) of the composed ``plan``."""
+            rtol: object = "0.01", max_grid_bits: int = MAX_GRID_BITS, coupling: object = "auto") -> Composition:
+    """Certified delta(eps) (give ``epsilon``) or eps(delta) (give ``delta``) of the composed ``plan``.
+
+    ``coupling``: "auto" (see :func:`use_coupling`), True (coupled rule for every law with a certified
+    partial mean) or False (deterministic rule only)."""
     start = time.perf_counter()
     plan = parse_plan(plan)
     if (epsilon is None) == (delta is None):
@@ -278,16 +319,17 @@ def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bit
         result.discretization = {"route": "closed-form", "mu_squared": _exact(mu2)}
         result.timing_seconds = round(time.perf_counter() - start, 6)
         return result
-    steps = sum(g.count for g in non_gauss) + (1 if mu2 > 0 else 0)
+    coupled = use_coupling(plan) if coupling == "auto" else bool(coupling)
     if grid_bits is None:
-        bits = min(max(MIN_GRID_BITS, math.ceil(math.log2(steps / 0.2))), max_grid_bits)
+        bits = min(max(MIN_GRID_BITS, math.ceil(math.log2(_effective_steps(plan, coupling=coupled) / 0.2))),
+                   max_grid_bits)
         adaptive = True
     else:
         bits, adaptive = grid_bits, False
     cache: dict = {}
     previous = math.inf
     for _ in range(4):
-        bounds = lattice_bounds(plan, bits, dlt if dlt is not None else None, cache)
+        bounds = lattice_bounds(plan, bits, dlt if dlt is not None else None, cache, coupled=coupled)
         enc, infinite, per = _lattice_answer(bounds, eps, dlt)
         result.enclosure, result.epsilon_upper_infinite, result.directions = enc, infinite, per
         width = result.relative_width
@@ -298,7 +340,7 @@ def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bit
             break
         previous = width
         grow = 1 if not math.isfinite(width) else max(1, math.ceil(math.log2(width / float(tol) * 1.05)))
-        longest = max(max(up.length, low.length) for up, low in bounds.values())
+        longest = max(pair.longest() for pair in bounds.values())
         if longest * 2**grow > MAX_COEFFICIENTS:
             grow = max(0, int(math.log2(MAX_COEFFICIENTS / max(longest, 1))))
             if grow == 0:
@@ -309,7 +351,8 @@ def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bit
         cache.clear()
     scale_bits, tail_prob, _ = _settings(plan, dlt)
     result.discretization = {"route": "pld-lattice", "grid_step": f"2^-{bits}", "grid_bits": str(bits),
-                             "scale_bits": str(scale_bits), "tail_per_truncation": f"{tail_prob:.3e}"}
+                             "scale_bits": str(scale_bits), "tail_per_truncation": f"{tail_prob:.3e}",
+                             "rounding": "coupled-hoeffding" if coupled else "deterministic"}
     if adaptive and result.relative_width > float(tol):
         result.notes.append(f"relative width {result.relative_width:.3g} > rtol {float(tol)} at the finest "
                             f"grid tried (2^-{bits})")

@@ -24,7 +24,14 @@ from typing import Any, Callable
 
 from flint import arb
 
-from certdp.accounting.accountant import Composition, MAX_GRID_BITS, MIN_GRID_BITS, account, lattice_bounds
+from certdp.accounting.accountant import (
+    Composition,
+    MAX_GRID_BITS,
+    MIN_GRID_BITS,
+    account,
+    lattice_bounds,
+    use_coupling,
+)
 from certdp.accounting.plan import parse_plan
 from certdp.certificate import Certificate, Stopwatch
 from certdp.numbers import (
@@ -151,12 +158,14 @@ def composed_profile(mechanism: str, eps: Fraction, fixed: dict[str, Fraction], 
         lo, hi = ball_endpoints(t)
         if not lo > 0:
             raise InputError(parameter_name, "must be > 0")
-        at_lo = lattice_bounds(parse_plan(_plan_for(mechanism, lo, fixed, count)), grid_bits, None,
-                               sides=("upper",) if hi != lo else ("upper", "lower"))
+        plan_lo = parse_plan(_plan_for(mechanism, lo, fixed, count))
+        coupled = use_coupling(plan_lo)
+        at_lo = lattice_bounds(plan_lo, grid_bits, None, sides=("upper",) if hi != lo else ("upper", "lower"),
+                               coupled=coupled)
         at_hi = at_lo if hi == lo else lattice_bounds(parse_plan(_plan_for(mechanism, hi, fixed, count)),
-                                                      grid_bits, None, sides=("lower",))
-        high = min(Fraction(1), max(up.delta_bound(eps) for up, _ in at_lo.values()))
-        low = max(low_side.delta_bound(eps) for _, low_side in at_hi.values())
+                                                      grid_bits, None, sides=("lower",), coupled=coupled)
+        high = min(Fraction(1), max(pair.delta_upper(eps) for pair in at_lo.values()))
+        low = max(pair.delta_lower(eps) for pair in at_hi.values())
         from certdp.numbers import arb_of
 
         return arb_of(low), arb_of(high), True
@@ -178,8 +187,10 @@ def _float_candidate(mechanism: str, eps: Fraction, delta: Fraction, fixed: dict
 
 
 def default_grid_bits(mechanism: str, count: int) -> int:
-    """Lattice step of a calibration's profile evaluations: K h ~ 0.02 (a ~1-2 % wide delta bracket)."""
-    return min(max(MIN_GRID_BITS, math.ceil(math.log2(max(count, 1) / 0.02))), 18)
+    """Lattice step of a calibration's profile evaluations: W h ~ 0.02 (a ~1-2 % wide delta bracket), W
+    the bracket width in steps (K deterministic, ~2 sqrt(8 K) coupled, see accountant.use_coupling)."""
+    width = 2 * math.sqrt(8 * count) if count > 32 else max(count, 1)
+    return min(max(MIN_GRID_BITS, math.ceil(math.log2(width / 0.02))), 18)
 
 
 def calibrate_composed(mechanism: str, *, epsilon: object, delta: object, compositions: object,
