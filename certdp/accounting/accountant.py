@@ -145,7 +145,12 @@ def _group_laws(plan: Plan) -> list[tuple[str, dict[str, LossLaw | XFormLaw], in
     if mu2 > 0:
         law = gaussian_loss(mu2)
         out.append(("gaussian", {"remove": law, "add": law}, 1))
-    for g in plan.groups:
+    merged: dict[tuple, int] = {}
+    for g in plan.groups:  # identical groups compose as one with the summed count
+        merged[(g.mechanism, g.params)] = merged.get((g.mechanism, g.params), 0) + g.count
+    from certdp.accounting.plan import Group
+
+    for g in (Group(m, p, c) for (m, p), c in merged.items()):
         if g.mechanism == "laplace":
             law = laplace_loss(g.get("scale"), g.get("sensitivity"))
             out.append(("laplace", {"remove": law, "add": law}, g.count))
@@ -188,7 +193,7 @@ def _settings(plan: Plan, delta_ref: Fraction | None) -> tuple[int, float, int]:
     pieces = sum(max(1, c.bit_length()) * 2 for c in (g.count for g in plan.groups)) + 2 * len(plan.groups) + 4
     ref = float(delta_ref) if delta_ref is not None else 1e-12
     ref = min(max(ref, 1e-300), 1e-3)
-    tail_prob = ref * 2.0**-24 / pieces
+    tail_prob = ref * 2.0**-14 / pieces  # all moved tails together: <= 2^-14 delta_ref
     tail_bits = math.ceil(-math.log2(tail_prob))
     scale_bits = max(64, tail_bits + 28)
     return scale_bits, tail_prob, math.floor(tail_prob * 2.0**scale_bits)
@@ -289,11 +294,14 @@ def use_coupling(plan: Plan) -> bool:
 
 
 def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bits: int | None = None,
-            rtol: object = "0.01", max_grid_bits: int = MAX_GRID_BITS, coupling: object = "auto") -> Composition:
+            rtol: object = "0.01", max_grid_bits: int = MAX_GRID_BITS, coupling: object = "auto",
+            delta_ref: object = None) -> Composition:
     """Certified delta(eps) (give ``epsilon``) or eps(delta) (give ``delta``) of the composed ``plan``.
 
     ``coupling``: "auto" (see :func:`use_coupling`), True (coupled rule for every law with a certified
-    partial mean) or False (deterministic rule only)."""
+    partial mean) or False (deterministic rule only). ``delta_ref`` (epsilon mode): the delta scale
+    that sets the tail mass moved per truncation and the integer scale (tightness only; by default
+    1e-12 for the first lattice, then the first lattice's certified upper bound)."""
     start = time.perf_counter()
     plan = parse_plan(plan)
     if (epsilon is None) == (delta is None):
@@ -328,8 +336,9 @@ def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bit
         bits, adaptive = grid_bits, False
     cache: dict = {}
     previous = math.inf
+    ref = dlt if dlt is not None else (parse_probability(delta_ref, "delta_ref") if delta_ref is not None else None)
     for _ in range(4):
-        bounds = lattice_bounds(plan, bits, dlt if dlt is not None else None, cache, coupled=coupled)
+        bounds = lattice_bounds(plan, bits, ref, cache, coupled=coupled)
         enc, infinite, per = _lattice_answer(bounds, eps, dlt)
         result.enclosure, result.epsilon_upper_infinite, result.directions = enc, infinite, per
         width = result.relative_width
@@ -349,10 +358,15 @@ def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bit
                 break
         bits = min(bits + grow, max_grid_bits)
         cache.clear()
-    scale_bits, tail_prob, _ = _settings(plan, dlt)
+        if eps is not None and ref is None and enc is not None and 0 < enc.upper < 1:
+            from certdp.numbers import round_decimal
+
+            ref = Fraction(round_decimal(enc.upper, 2, "up"))  # the delta scale for the finer lattices
+    scale_bits, tail_prob, _ = _settings(plan, ref)
     result.discretization = {"route": "pld-lattice", "grid_step": f"2^-{bits}", "grid_bits": str(bits),
                              "scale_bits": str(scale_bits), "tail_per_truncation": f"{tail_prob:.3e}",
-                             "rounding": "coupled-hoeffding" if coupled else "deterministic"}
+                             "rounding": "coupled-hoeffding" if coupled else "deterministic",
+                             **({"delta_ref": _exact(ref)} if eps is not None and ref is not None else {})}
     if adaptive and result.relative_width > float(tol):
         result.notes.append(f"relative width {result.relative_width:.3g} > rtol {float(tol)} at the finest "
                             f"grid tried (2^-{bits})")

@@ -297,6 +297,18 @@ def _check_composition(cert, say, check_recorded, enclosure_of) -> None:
         _require(isinstance(text, str) and text.isdigit(), "extra.discretization.grid_bits must be an integer")
         grid = int(text)
         _require(MIN_GRID_BITS <= grid <= MAX_GRID_BITS, f"grid_bits must be in [{MIN_GRID_BITS}, {MAX_GRID_BITS}]")
+    if grid is not None:
+        rounding = disc.get("rounding")
+        _require(rounding in ("coupled-hoeffding", "deterministic"),
+                 "extra.discretization.rounding must be 'coupled-hoeffding' or 'deterministic'")
+        kw["coupling"] = rounding == "coupled-hoeffding"
+        if "delta_ref" in disc:
+            _require("epsilon" in kw, "only an epsilon-mode lattice records delta_ref")
+            try:
+                kw["delta_ref"] = number_text(disc["delta_ref"], "extra.discretization.delta_ref")
+            except Exception as exc:  # noqa: BLE001 - any parse failure is a malformed record
+                raise _Fail(f"extra.discretization.delta_ref: {exc}") from None
+            _require(0 < kw["delta_ref"] < 1, "extra.discretization.delta_ref must lie in (0, 1)")
     redo = account(plan, grid_bits=grid, **kw)
     _require(redo.methods == cert.extra.get("groups"), "extra.groups is not what the accountant reports for this plan")
     _require(redo.discretization == disc, f"extra.discretization is not the accountant's ({redo.discretization})")
