@@ -344,6 +344,9 @@ def _evaluation_points(law: LossLaw, grid_bits: int, tail_prob: float, coarse_ma
     if law.upper is not None:
         z_hi = min(z_hi, float(law.upper) + h)
     i_lo, i_hi = math.floor(z_lo / h) - 1, math.ceil(z_hi / h) + 1
+    from certdp.accounting.pld import check_budget
+
+    check_budget(i_hi - i_lo + 1, f"the discretization of {law.name}")
     idx = np.arange(i_lo, i_hi + 1)
     z = idx * h
     with np.errstate(all="ignore"):

@@ -24,7 +24,10 @@ only used to *guess* where to look (the epsilon search), and every guess is then
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
+import time
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -32,9 +35,41 @@ from typing import Callable
 
 from flint import arb, arb_poly, fmpz, fmpz_poly
 
-from certdp.numbers import arb_of, round_decimal, working_precision
+from certdp.numbers import UndecidedError, arb_of, round_decimal, working_precision
 
-__all__ = ["LatticePLD", "convolve", "power", "compose_all", "identity"]
+__all__ = ["LatticePLD", "convolve", "power", "compose_all", "identity", "WorkLimitExceeded", "work_budget",
+           "check_budget"]
+
+
+class WorkLimitExceeded(UndecidedError):
+    """The lattice computation would exceed its work budget (a verifier's limit): nothing is decided."""
+
+
+_BUDGET: contextvars.ContextVar[tuple[float, int] | None] = contextvars.ContextVar("lattice_budget", default=None)
+
+
+@contextlib.contextmanager
+def work_budget(seconds: float, max_coefficients: int):
+    """Within this block every lattice product and discretization checks a deadline ``seconds`` from now
+    and a bound on the number of coefficients it would create, raising :class:`WorkLimitExceeded`
+    (cooperatively, between FLINT calls: one call may still run to its end)."""
+    token = _BUDGET.set((time.monotonic() + seconds, max_coefficients))
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def check_budget(coefficients: int, what: str) -> None:
+    """Raise :class:`WorkLimitExceeded` if a budget is active and ``what`` (of ``coefficients``) breaks it."""
+    budget = _BUDGET.get()
+    if budget is None:
+        return
+    deadline, limit = budget
+    if coefficients > limit:
+        raise WorkLimitExceeded(f"{what} would have {coefficients} lattice coefficients (work limit {limit})")
+    if time.monotonic() > deadline:
+        raise WorkLimitExceeded(f"the work limit's deadline passed before {what}")
 
 
 @dataclass(frozen=True)
@@ -238,6 +273,7 @@ def convolve(a: LatticePLD, b: LatticePLD, tail: int) -> LatticePLD:
     """The law of the sum (independent composition), rescaled the safe way, tails of <= ``tail`` moved."""
     if (a.side, a.grid_bits, a.scale_bits) != (b.side, b.grid_bits, b.scale_bits):
         raise ValueError("convolving discretizations of different sides, grids or scales")
+    check_budget(a.length + b.length, "a lattice product")
     fa, fb = a.finite_total(), b.finite_total()
     product = a.poly ** 2 if a is b else a.poly * b.poly  # FLINT squaring is ~1.4x faster
     poly = _rescale(product, a.scale_bits, a.side)
