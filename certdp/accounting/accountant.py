@@ -39,7 +39,7 @@ from certdp.accounting.losses import (
     subsampled_gaussian_losses,
 )
 from certdp.accounting.coupling import DirectionBounds
-from certdp.accounting.pld import LatticePLD, compose_all, power
+from certdp.accounting.pld import LatticePLD, budget_active, charge, compose_all, power
 from certdp.accounting.plan import Plan, parse_plan
 from certdp.numbers import (
     Enclosure,
@@ -212,6 +212,15 @@ def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None
     components = _group_laws(plan)
     symmetric = all(laws["remove"] is laws["add"] for _, laws, _ in components)
     directions = ("remove",) if symmetric else ("remove", "add")
+    if budget_active():  # a verifier's work limit: count every certified evaluation before making any
+        from certdp.accounting.losses import _evaluation_points
+
+        for direction in directions:
+            for _, laws, count in components:
+                law = laws[direction]
+                float_law = law.law if isinstance(law, XFormLaw) else law
+                charge(len(_evaluation_points(float_law, grid_bits, tail_prob, coarse_mass)) * (2 if isinstance(law, XFormLaw) else 1),
+                       f"the discretization of {law.name}")
     out = {}
     for direction in directions:
         ups, lows = [], []

@@ -38,26 +38,32 @@ from flint import arb, arb_poly, fmpz, fmpz_poly
 from certdp.numbers import UndecidedError, arb_of, round_decimal, working_precision
 
 __all__ = ["LatticePLD", "convolve", "power", "compose_all", "identity", "WorkLimitExceeded", "work_budget",
-           "check_budget"]
+           "check_budget", "charge", "budget_active"]
 
 
 class WorkLimitExceeded(UndecidedError):
     """The lattice computation would exceed its work budget (a verifier's limit): nothing is decided."""
 
 
-_BUDGET: contextvars.ContextVar[tuple[float, int] | None] = contextvars.ContextVar("lattice_budget", default=None)
+_BUDGET: contextvars.ContextVar[list | None] = contextvars.ContextVar("lattice_budget", default=None)
 
 
 @contextlib.contextmanager
-def work_budget(seconds: float, max_coefficients: int):
-    """Within this block every lattice product and discretization checks a deadline ``seconds`` from now
-    and a bound on the number of coefficients it would create, raising :class:`WorkLimitExceeded`
-    (cooperatively, between FLINT calls: one call may still run to its end)."""
-    token = _BUDGET.set((time.monotonic() + seconds, max_coefficients))
+def work_budget(seconds: float, max_coefficients: int, max_evaluations: int | None = None):
+    """Within this block every lattice product and discretization checks a deadline ``seconds`` from now,
+    a bound on the number of coefficients it would create, and (``charge``) a bound on the total number
+    of certified CDF evaluations, raising :class:`WorkLimitExceeded` (cooperatively, between FLINT
+    calls: one call may still run to its end)."""
+    token = _BUDGET.set([time.monotonic() + seconds, max_coefficients,
+                         max_evaluations if max_evaluations is not None else max_coefficients, 0])
     try:
         yield
     finally:
         _BUDGET.reset(token)
+
+
+def budget_active() -> bool:
+    return _BUDGET.get() is not None
 
 
 def check_budget(coefficients: int, what: str) -> None:
@@ -65,11 +71,22 @@ def check_budget(coefficients: int, what: str) -> None:
     budget = _BUDGET.get()
     if budget is None:
         return
-    deadline, limit = budget
+    deadline, limit = budget[0], budget[1]
     if coefficients > limit:
         raise WorkLimitExceeded(f"{what} would have {coefficients} lattice coefficients (work limit {limit})")
     if time.monotonic() > deadline:
         raise WorkLimitExceeded(f"the work limit's deadline passed before {what}")
+
+
+def charge(evaluations: int, what: str) -> None:
+    """Count ``evaluations`` certified CDF evaluations against an active budget's total."""
+    budget = _BUDGET.get()
+    if budget is None:
+        return
+    budget[3] += evaluations
+    if budget[3] > budget[2]:
+        raise WorkLimitExceeded(f"{what}: {budget[3]} certified CDF evaluations in all (work limit {budget[2]})")
+    check_budget(0, what)
 
 
 @dataclass(frozen=True)

@@ -316,7 +316,7 @@ def _check_composition(cert, say, check_recorded, enclosure_of) -> None:
         recorded = enclosure_of(cert.extra.get("epsilon_enclosure"), "extra.epsilon_enclosure")
     from certdp.accounting.pld import work_budget
 
-    with work_budget(VERIFY_WORK_SECONDS, VERIFY_MAX_COEFFICIENTS):
+    with work_budget(VERIFY_WORK_SECONDS, VERIFY_MAX_COEFFICIENTS, VERIFY_MAX_EVALUATIONS):
         redo = account(plan, grid_bits=grid, **kw)
     _require(redo.methods == cert.extra.get("groups"), "extra.groups is not what the accountant reports for this plan")
     _require(redo.discretization == disc, f"extra.discretization is not the accountant's ({redo.discretization})")
@@ -385,6 +385,7 @@ def _gdp_quadrature_check(plan, kw: dict, recorded: Enclosure, say) -> None:
 #: the verifier's work limit for a lattice recomputation (a forged plan / count / grid is refused, UNDECIDED)
 VERIFY_WORK_SECONDS = 300.0
 VERIFY_MAX_COEFFICIENTS = 2**23
+VERIFY_MAX_EVALUATIONS = 2**21  # certified loss-CDF evaluations in all (~1 min of Arb)
 
 
 def _cross_check(plan, grid: int, kw: dict, recorded: Enclosure, what: str, say) -> None:
@@ -398,7 +399,7 @@ def _cross_check(plan, grid: int, kw: dict, recorded: Enclosure, what: str, say)
     other = dict(kw)
     other["coupling"] = not kw.get("coupling", False)
     step = max(MIN_GRID_BITS, grid - 1)
-    with work_budget(VERIFY_WORK_SECONDS, VERIFY_MAX_COEFFICIENTS):
+    with work_budget(VERIFY_WORK_SECONDS, VERIFY_MAX_COEFFICIENTS, VERIFY_MAX_EVALUATIONS):
         second = account(plan, grid_bits=step, **other)
     rule = "coupled" if other["coupling"] else "deterministic"
     if second.enclosure is None:
