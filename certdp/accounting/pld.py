@@ -197,17 +197,28 @@ class LatticePLD:
         return z, m, float(self.inf) * scale
 
     def float_delta(self, eps: float) -> float:
-        """Float64 guess of this side's delta(eps) (NOT certified)."""
+        """Float64 guess of this side's delta(eps) (NOT certified): inf + M(eps) - e^(eps - z0) W(eps) with
+        suffix sums M = sum_{z > eps} m and W = sum_{z > eps} m e^(z0 - z) (one binary search)."""
         import numpy as np
 
-        z, m, inf = self._curve_cache()
-        sel = z > eps
-        return inf + float(np.sum(m[sel] * -np.expm1(eps - z[sel])))
+        z, m, inf, suffix_m, suffix_w, z0 = self._curve_cache()
+        i = int(np.searchsorted(z, eps, side="right"))
+        if i >= len(z):
+            return inf
+        with np.errstate(over="ignore"):
+            value = suffix_m[i] - math.exp(min(eps - z0, 700.0)) * suffix_w[i]
+        return inf + max(float(value), 0.0)
 
     def _curve_cache(self):
+        import numpy as np
+
         cache = getattr(self, "_cached_curve", None)
         if cache is None:
-            cache = self.float_curve()
+            z, m, inf = self.float_curve()
+            z0 = float(z[-1]) if len(z) else 0.0
+            suffix_m = np.cumsum(m[::-1])[::-1] if len(m) else m
+            suffix_w = np.cumsum((m * np.exp(np.minimum(z0 - z, 700.0)))[::-1])[::-1] if len(m) else m
+            cache = (z, m, inf, suffix_m, suffix_w, z0)
             object.__setattr__(self, "_cached_curve", cache)
         return cache
 
