@@ -338,3 +338,39 @@ def test_partial_means_against_mpmath(law_name):
             assert mp.mpf(lo.numerator) / lo.denominator - slack <= ref <= mp.mpf(hi.numerator) / hi.denominator + slack, \
                 (law_name, i_lo, i_hi, ref)
             assert hi - lo < Fraction(1, 10**30)
+
+
+@pytest.mark.parametrize("count, bits", [(3, 9), (40, 9)])
+def test_coupled_ggm_shape_two_is_gaussian(count, bits):
+    # GGD(b, p = 2) is N(0, b^2/2): k steps at b = 4 are mu-GDP with mu^2 = k / 8
+    comp = account(_plan({"mechanism": "ggm", "scale": "4", "shape": "2", "count": count}), epsilon="0.5",
+                   grid_bits=bits, coupling=True)
+    assert comp.discretization["rounding"] == "coupled-hoeffding"
+    assert _contains(comp.enclosure, gdp_delta(Fraction(count, 8), "0.5"))
+
+
+def test_coupled_ggm_overlaps_deterministic_and_is_narrower():
+    plan = _plan({"mechanism": "ggm", "scale": "30", "shape": "1.5", "count": 300})
+    det = account(plan, epsilon="0.5", grid_bits=10, coupling=False).enclosure
+    cpl = account(plan, epsilon="0.5", grid_bits=10, coupling=True).enclosure
+    assert det.overlaps(cpl) and cpl.width < det.width
+
+
+@pytest.mark.parametrize("a, b", [("-200", "200"), ("-7/3", "5"), ("-1", "0"), ("1/2", "9"), ("-9", "-1")])
+def test_ggm_partial_mean_against_mpmath(a, b):
+    from certdp.accounting.losses import ggm_loss
+    from certdp.numbers import working_precision
+    from certdp.numbers.balls import ball_endpoints
+
+    law = ggm_loss(Fraction(30), Fraction(3, 2), Fraction(1))
+    with working_precision(160):
+        lo, hi = ball_endpoints(law.partial_mean_x(Fraction(a), Fraction(b)))
+    with mp.workdps(50):
+        p, s = mp.mpf(3) / 2, mp.mpf(30)
+        dens = lambda x: p / (2 * s * mp.gamma(1 / p)) * mp.exp(-(abs(x) / s) ** p)  # noqa: E731
+        loss = lambda x: (abs(x + 1) ** p - abs(x) ** p) / s ** p  # noqa: E731
+        aa, bb = mp.mpf(Fraction(a).numerator) / Fraction(a).denominator, mp.mpf(Fraction(b).numerator) / Fraction(b).denominator
+        knots = [aa] + [t for t in (mp.mpf(-1), mp.mpf(0)) if aa < t < bb] + [bb]
+        ref = mp.quad(lambda x: dens(x) * loss(x), knots)
+        assert mp.mpf(lo.numerator) / lo.denominator <= ref <= mp.mpf(hi.numerator) / hi.denominator
+        assert hi - lo < Fraction(1, 10**12)

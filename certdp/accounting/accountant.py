@@ -33,6 +33,7 @@ from certdp.accounting.losses import (
     discretize,
     discretize_coupled,
     discretize_x,
+    discretize_x_coupled,
     gaussian_loss,
     ggm_loss,
     laplace_loss,
@@ -177,7 +178,7 @@ def _effective_steps(plan: Plan, coupled_only: bool = False, coupling: bool = Tr
     coupled = (1 if gdp_mu_squared(plan) > 0 else 0)
     deterministic = 0
     for g in plan.groups:
-        if g.mechanism in ("laplace", "subsampled-gaussian") or (g.mechanism == "ggm" and g.get("shape") == 1):
+        if g.mechanism in ("laplace", "subsampled-gaussian", "ggm"):
             coupled += g.count
         elif g.mechanism != "gaussian":
             deterministic += g.count
@@ -224,18 +225,23 @@ def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None
     out = {}
     for direction in directions:
         ups, lows = [], []
-        n_coupled, bias_lo, bias_hi = 0, Fraction(0), Fraction(0)
+        n_coupled, bias_lo, bias_hi, range_sq = 0, Fraction(0), Fraction(0), Fraction(0)
         for _, laws, count in components:
             law = laws[direction]
-            use_coupled = coupled and isinstance(law, LossLaw) and law.partial_mean is not None
+            use_coupled = coupled and ((isinstance(law, LossLaw) and law.partial_mean is not None)
+                                       or (isinstance(law, XFormLaw) and law.partial_mean_x is not None))
             key = (id(law), law.name, grid_bits, scale_bits, count, use_coupled)
             if cache is not None and key in cache:
                 up, low, bias = cache[key]
             else:
                 bias = None
                 if use_coupled:
-                    cd = discretize_coupled(law, grid_bits, scale_bits, tail_prob, coarse_mass)
-                    up1, low1, bias = cd.upper, cd.lower, (cd.bias_lower, cd.bias_upper)
+                    if isinstance(law, XFormLaw):
+                        cd = discretize_x_coupled(law, grid_bits, scale_bits, tail_prob, coarse_mass)
+                    else:
+                        cd = discretize_coupled(law, grid_bits, scale_bits, tail_prob, coarse_mass)
+                    r = cd.range_width if cd.range_width is not None else Fraction(1, 2**grid_bits)
+                    up1, low1, bias = cd.upper, cd.lower, (cd.bias_lower, cd.bias_upper, r)
                 elif isinstance(law, XFormLaw):
                     up1, low1 = discretize_x(law, grid_bits, scale_bits, tail_prob, coarse_mass)
                 else:
@@ -248,11 +254,12 @@ def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None
                 n_coupled += count
                 bias_lo += count * bias[0]
                 bias_hi += count * bias[1]
+                range_sq += count * bias[2] ** 2
             ups.append(up)
             lows.append(low)
         out[direction] = DirectionBounds(compose_all(ups, tail) if "upper" in sides else None,
                                          compose_all(lows, tail) if "lower" in sides else None,
-                                         n_coupled, bias_lo, bias_hi)
+                                         n_coupled, bias_lo, bias_hi, range_sq)
     if symmetric:
         out = {"both": out["remove"]}
     return out

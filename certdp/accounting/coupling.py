@@ -4,11 +4,12 @@ A composition S = S_c + S_d has *coupled* steps (nearest-rounding discretization
 :func:`certdp.accounting.losses.discretize_coupled`) and *deterministic* steps (bin mass to the upper /
 lower end, :func:`certdp.accounting.losses.discretize`). For the n coupled steps let R_i be the rounded
 losses (R_up on the upper side, R_low on the lower side) and W_i the clamped errors of the coupled
-discretization (``W_up = min(R_up - L, h/2) <= R_up - L``, ``W_low = max(R_low - L, -h/2) >= R_low - L``),
-independent, each in an interval of length h, with sum E[W_up] >= ``bias_lower`` and sum E[W_low] <=
+discretization (``W_up = min(R_up - L, r/2) <= R_up - L``, ``W_low = max(R_low - L, -r/2) >= R_low - L``),
+independent, each in an interval of length r (r = h for a loss-CDF law, h plus twice a certified
+cut-point error for an x-grid law), with sum E[W_up] >= ``bias_lower`` and sum E[W_low] <=
 ``bias_upper`` (exact rationals). Hoeffding's inequality (1963, Thm. 2) for a rational tau > 0:
 
-    P(sum W_up <= bias_lower - tau) <= p,   P(sum W_low >= bias_upper + tau) <= p,   p = exp(-2 tau^2 / (n h^2)).
+    P(sum W_up <= bias_lower - tau) <= p,   P(sum W_low >= bias_upper + tau) <= p,   p = exp(-2 tau^2 / sum r^2).
 
 Off these events S_c <= S'_up + t_up with t_up = tau - bias_lower, and S_c >= S'_low - t_lo with
 t_lo = tau + bias_upper (S' the sums of the R_i). The hockey-stick f_eps(z) = (1 - e^(eps - z))_+ is
@@ -53,22 +54,27 @@ class DirectionBounds:
     coupled_steps: int = 0
     bias_lower: Fraction = Fraction(0)
     bias_upper: Fraction = Fraction(0)
+    range_sq: Fraction | None = None  # sum over coupled steps of (length of W's interval)^2; None: n h^2
 
     # ------------------------------------------------------------------ Hoeffding shift
     def _step(self) -> Fraction:
         side = self.upper if self.upper is not None else self.lower
         return Fraction(1, 2**side.grid_bits)
 
+    def _range_sq(self) -> Fraction:
+        return self.range_sq if self.range_sq is not None else self.coupled_steps * self._step() ** 2
+
+    def _tau_float(self, p: float) -> float:
+        return math.sqrt(float(self._range_sq()) * math.log(1 / max(p, 1e-300)) / 2)
+
     def shift(self, p: float) -> tuple[Fraction, Fraction]:
         """(tau, certified p) for a float target tail probability ``p`` (tau exact, p an Arb upper end)."""
         if self.coupled_steps == 0:
             return Fraction(0), Fraction(0)
-        h = self._step()
-        n = self.coupled_steps
         p = min(max(p, 1e-300), 0.5)
-        tau = Fraction(round_decimal(Fraction(float(h) * math.sqrt(n * math.log(1 / p) / 2)), 6, "up"))
+        tau = Fraction(round_decimal(Fraction(self._tau_float(p)), 6, "up"))
         with working_precision(128):
-            bound = (-2 * arb_of(tau * tau / (n * h * h))).exp()
+            bound = (-2 * arb_of(tau * tau / self._range_sq())).exp()
             from certdp.numbers.balls import ball_endpoints
 
             _, p_cert = ball_endpoints(bound)
@@ -88,7 +94,7 @@ class DirectionBounds:
         best, best_p = math.inf, base * 0.01
         for r in _RATIOS:
             p = base * r
-            tau = float(self._step()) * math.sqrt(self.coupled_steps * math.log(1 / max(p, 1e-300)) / 2)
+            tau = self._tau_float(p)
             if side == "upper":
                 value = pld.float_delta(float(eps) - tau + float(self.bias_lower)) + p
             else:
@@ -105,7 +111,7 @@ class DirectionBounds:
             p = d * r
             if side == "upper" and p >= d:
                 continue
-            tau = float(self._step()) * math.sqrt(self.coupled_steps * math.log(1 / max(p, 1e-300)) / 2)
+            tau = self._tau_float(p)
             if side == "upper":
                 value = pld._float_epsilon(d - p) + tau - float(self.bias_lower)
             else:

@@ -32,7 +32,7 @@ from certdp.accounting.pld import LatticePLD
 from certdp.numbers import arb_of, normal_cdf, normal_sf, working_precision
 
 __all__ = ["LossLaw", "gaussian_loss", "laplace_loss", "subsampled_gaussian_losses", "discretize",
-           "discretize_coupled", "CoupledDiscretization", "MAX_STRIDE"]
+           "discretize_coupled", "discretize_x_coupled", "CoupledDiscretization", "MAX_STRIDE"]
 
 MAX_STRIDE = 64
 
@@ -429,6 +429,7 @@ class CoupledDiscretization:
     lower: LatticePLD
     bias_lower: Fraction
     bias_upper: Fraction
+    range_width: Fraction | None = None  # length r of W's interval; None: r = h
 
 
 def discretize_coupled(law: LossLaw, grid_bits: int, scale_bits: int, tail_prob: float,
@@ -524,6 +525,8 @@ class XFormLaw:
     law: LossLaw  # float CDF / survival in loss units, for choosing lattice points
     loss_inf: Fraction | None = None
     loss_sup: Fraction | None = None
+    # (a, b) exact rationals -> ball of E[L(X); a < X <= b], or None (deterministic rule only)
+    partial_mean_x: Callable[[Fraction, Fraction], arb] | None = None
 
 
 def ggm_loss(scale: Fraction, shape: Fraction, sensitivity: Fraction) -> XFormLaw:
@@ -567,9 +570,48 @@ def ggm_loss(scale: Fraction, shape: Fraction, sensitivity: Fraction) -> XFormLa
         return gennorm.sf(inverse(z), pf, scale=bf)
 
     # loss scale ~ L'(x) * b near x = 0: p Delta b^(p-1) / b^p for small Delta
+    def partial_mean_x(a: Fraction, top: Fraction) -> arb:
+        """E[L(X); a < X <= top] by Arb's rigorous quadrature on the pieces where |x| and |x + Delta| are
+        analytic (split at -Delta and 0); an eta = 2^-40 strip at each split point, where the
+        integrand is not analytic, is bounded by eta * sup|f| with |L| <= (|x + Delta|^p + |x|^p)/b^p
+        and the density <= p/(2 b Gamma(1/p))."""
+        from flint import acb
+
+        if not a < top:
+            return arb(0)
+        eta = Fraction(1, 2**40)
+        c = consts.get()
+        pa, bp = acb(c["p"]), acb(c["bp"])
+        norm_r = c["p"] / (2 * arb_of(b) * (1 / c["p"]).gamma())
+        norm, dd = acb(norm_r), acb(arb_of(d))
+
+        def integrand(s1: int, s2: int):
+            def f(x, analytic):
+                ax = (pa * (s1 * x).log(analytic=analytic)).exp()
+                axd = (pa * (s2 * (x + dd)).log(analytic=analytic)).exp()
+                return norm * (-(ax / bp)).exp() * (axd - ax) / bp
+            return f
+
+        cuts = sorted({a, top} | {t for t in (-d, Fraction(0)) if a < t < top})
+        total, slack = arb(0), Fraction(0)
+        for u, v in zip(cuts, cuts[1:]):
+            lo, hi = u, v
+            for end in (u, v):
+                if end in (-d, 0):  # a non-analytic point: cut a strip off and bound it
+                    width = min(eta, (v - u) / 4)
+                    lo, hi = (lo + width, hi) if end == u else (lo, hi - width)
+                    m = max(abs(end), abs(end + d)) + width
+                    slack += width * 2 * float(m) ** float(p) * 2  # generous: |L| b^p <= 2 (m)^p, x2 margin
+            mid = (lo + hi) / 2
+            s1 = 1 if mid > 0 else -1
+            s2 = 1 if mid + d > 0 else -1
+            total += acb.integral(integrand(s1, s2), acb(arb_of(lo)), acb(arb_of(hi))).real
+        bound = arb_of(Fraction(slack)) * norm_r / c["bp"]
+        return total + arb(0, arb(bound.upper()))
+
     law = LossLaw(f"ggm(p={p})", lambda j, g: arb(0), fcdf, fsf, float_center=0.0,
                   float_scale=max(pf * df / bf, 1e-6))
-    return XFormLaw(law.name, arb_loss, arb_sf, inverse, law)
+    return XFormLaw(law.name, arb_loss, arb_sf, inverse, law, partial_mean_x=partial_mean_x)
 
 
 def discretize_x(xlaw: XFormLaw, grid_bits: int, scale_bits: int, tail_prob: float, coarse_mass: float,
@@ -628,3 +670,77 @@ def _ceil_int(x: arb) -> int:
 
 def _floor_int(x: arb) -> int:
     return int(arb(x.lower()).floor().unique_fmpz())
+
+
+def discretize_x_coupled(xlaw: XFormLaw, grid_bits: int, scale_bits: int, tail_prob: float, coarse_mass: float,
+                         bits: int | None = None) -> CoupledDiscretization:
+    """Coupled discretization of an x-form law (1-D GGM), the x-grid analogue of :func:`discretize_coupled`.
+
+    Cut points x_k ~ L^-1(c_{i_k}) (float inversion; exact rationals), c_i = (i + 1/2) h. With e a
+    certified bound of |L(x_k) - c_{i_k}| over all k: the mass S(x_{k-1}) - S(x_k) of (x_{k-1}, x_k]
+    (loss in (L(x_{k-1}), L(x_k)], L increasing) goes to i_k h on the upper side and to (i_{k-1} + 1) h
+    on the lower side; (-inf, x_0] to i_0 h (upper) or dropped (lower); (x_n, inf) to +infinity
+    (upper) or to (i_n + 1) h (lower). So R_up - L >= -h/2 - e and R_low - L <= h/2 + e; on unit
+    bins the two points coincide and R - L lies in [-h/2 - e, h/2 + e]: the range is r = h + 2e, and
+    the core's bias is sum z_k m_k - E[L; x_{k0} < X <= x_{k1}] (Arb quadrature, ``partial_mean_x``).
+    """
+    if xlaw.partial_mean_x is None:
+        raise ValueError(f"{xlaw.name}: no certified partial mean, use discretize_x")
+    from certdp.numbers.balls import ball_endpoints
+
+    points = _evaluation_points(xlaw.law, grid_bits, tail_prob, coarse_mass)
+    h = Fraction(1, 2**grid_bits)
+    xs = xlaw.float_inverse((np.array(points, dtype=float) + 0.5) * float(h))
+    pairs, last = [], None
+    for i, x in zip(points, xs):
+        xr = Fraction(float(x))
+        if last is None or xr > last:
+            pairs.append((i, xr))
+            last = xr
+    prec = bits or scale_bits + 48
+    base = pairs[0][0]
+    n = pairs[-1][0] + 2 - base
+    up, low = [0] * n, [0] * n
+    with working_precision(prec):
+        scale = arb(2) ** scale_bits
+
+        def units(x: arb, upward: bool) -> int:
+            v = x * scale
+            return max(0, _ceil_int(arb(v.upper())) if upward else _floor_int(arb(v.lower())))
+
+        sfs = [xlaw.arb_sf(x) for _, x in pairs]
+        err = Fraction(0)
+        for (i, _), x_loss in zip(pairs, (xlaw.arb_loss(x) for _, x in pairs)):
+            lo, hi = ball_endpoints(x_loss)
+            c = (i + Fraction(1, 2)) * h
+            err = max(err, hi - c, c - lo)
+        up[0] = units(1 - sfs[0], True)
+        for k in range(1, len(pairs)):
+            mass = sfs[k - 1] - sfs[k]
+            up[pairs[k][0] - base] += units(mass, True)
+            low[pairs[k - 1][0] + 1 - base] += units(mass, False)
+        inf_up = units(sfs[-1], True)
+        low[n - 1] += units(sfs[-1], False)
+        best, run_start = (0, 0), 0
+        for k in range(1, len(pairs)):
+            if pairs[k][0] - pairs[k - 1][0] != 1:
+                run_start = k
+            elif k - run_start > best[1] - best[0]:
+                best = (run_start, k)
+        k0, k1 = best
+        hb = arb_of(h)
+        if k1 > k0:
+            weighted = arb(0)
+            for k in range(k0 + 1, k1 + 1):
+                weighted += arb(pairs[k][0]) * (sfs[k - 1] - sfs[k])
+            core_bias = weighted * hb - xlaw.partial_mean_x(pairs[k0][1], pairs[k1][1])
+            outside = (1 - sfs[k0]) + sfs[k1]
+        else:
+            core_bias, outside = arb(0), arb(1)
+        r = h + 2 * err
+        slack = arb((arb_of(r / 2) * outside).upper())
+        bias_lo, _ = ball_endpoints(core_bias - slack)
+        _, bias_hi = ball_endpoints(core_bias + slack)
+    upper = LatticePLD("upper", grid_bits, scale_bits, base, fmpz_poly(up), inf_up, 1)
+    lower = LatticePLD("lower", grid_bits, scale_bits, base, fmpz_poly(low), 0, 1)
+    return CoupledDiscretization(upper, lower, bias_lo, bias_hi, r)
