@@ -190,8 +190,12 @@ def _effective_steps(plan: Plan, coupled_only: bool = False, coupling: bool = Tr
 
 
 def _settings(plan: Plan, delta_ref: Fraction | None) -> tuple[int, float, int]:
-    """(scale_bits, tail probability per truncation, tail in integer units)."""
-    pieces = sum(max(1, c.bit_length()) * 2 for c in (g.count for g in plan.groups)) + 2 * len(plan.groups) + 4
+    """(scale_bits, tail probability per truncation, tail in integer units).
+
+    Mass moved by a truncation inside a binary-powering chain reaches the result once per copy of the
+    truncated factor (e_{2m} <= 2 e_m + t), so the moved mass of k steps adds up to ~ k t, not
+    ~ log k t: ``pieces`` counts steps (2 per step, for the base window and the chain's products)."""
+    pieces = sum(2 * g.count for g in plan.groups) + 2 * len(plan.groups) + 4
     ref = float(delta_ref) if delta_ref is not None else 1e-12
     ref = min(max(ref, 1e-300), 1e-3)
     tail_prob = ref * 2.0**-14 / pieces  # all moved tails together: <= 2^-14 delta_ref
