@@ -119,3 +119,20 @@ def test_gaussian_plan_reports_the_zcdp_route_beside_the_exact_gdp_epsilon(cli, 
     with mpmath.workdps(50):  # the standard conversion, independently
         ref = mpmath.mpf("0.5") + 2 * mpmath.sqrt(mpmath.mpf("0.5") * mpmath.log(mpmath.mpf(10) ** 5))
         assert ref <= mpmath.mpf(z["standard_epsilon_upper"]) <= ref * (1 + mpmath.mpf("1e-18"))
+
+
+def test_coupled_composition_certificate_verifies_in_a_fresh_process(cli, tmp_path):
+    plan = tmp_path / "p.json"
+    plan.write_text(json.dumps({"mechanisms": [
+        {"mechanism": "subsampled-gaussian", "sigma": "1", "sampling_rate": "0.05", "count": 200},
+        {"mechanism": "ggm", "scale": "40", "shape": "3/2", "count": 30}]}))
+    cert_file = tmp_path / "c.json"
+    out = cli("compose", str(plan), "--delta", "1e-5", "--json", "-o", str(cert_file))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["discretization"]["rounding"] == "coupled-hoeffding"
+    run = _fresh_verify(cert_file)
+    result = json.loads(run.stdout)
+    result = result[0] if isinstance(result, list) else result
+    assert result["status"] == "VALID", result
+    assert any("same lattice engine" in r for r in result["reasons"])

@@ -32,10 +32,13 @@ CERTIFICATES = {
                                               epsilon="1"),
     "composition-pld": lambda: certdp.compose(COMPOSITION_PLAN, epsilon="1", grid_bits=5),
     "composition-pld-epsilon": lambda: certdp.compose(COMPOSITION_PLAN, delta="1e-3", grid_bits=5),
+    "composition-pld-coupled": lambda: certdp.compose(COUPLED_PLAN, epsilon="1", grid_bits=6),
     "composed-gaussian-calibration": lambda: calibrate("gaussian", epsilon="1", delta="1e-5", sensitivity=1,
                                                        compositions=10),
 }
 
+COUPLED_PLAN = {"mechanisms": [{"mechanism": "laplace", "scale": "20", "count": 30},
+                               {"mechanism": "subsampled-gaussian", "sigma": "2", "sampling_rate": "0.1", "count": 20}]}
 COMPOSITION_PLAN = {"mechanisms": [{"mechanism": "laplace", "scale": "2", "count": 2},
                                    {"mechanism": "subsampled-gaussian", "sigma": "1", "sampling_rate": "0.5", "count": 1}]}
 

@@ -13,6 +13,11 @@ Routes (recorded per group in the result):
   composed separately -- one neighbouring pair fixes the direction of every step -- and the
   maximum is taken.
 
+  Laws with a certified partial mean (all four) are, from ~32 steps on, rounded to the nearest
+  lattice point instead (the *coupled* rule, :func:`certdp.accounting.losses.discretize_coupled`),
+  and the rounding errors enter through Hoeffding's inequality
+  (:mod:`certdp.accounting.coupling`): the bracket is then ~ h sqrt(k log(1/p)) wide instead of ~ k h.
+
 The lattice step h = 2^-grid_bits is chosen so that the bracket's relative width is <= ``rtol``
 (a coarse run predicts the step; at most a few refinements), unless ``grid_bits`` is given.
 """
