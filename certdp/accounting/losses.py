@@ -16,6 +16,11 @@ difference, rounded up to the integer scale) or to z_{i_{k-1}} (lower end, round
 goes to z_{i_0} (upper) or is dropped (lower); 1 - F(z_{i_n}) goes to +infinity (upper) or to
 z_{i_n} (lower). Consecutive evaluated points are adjacent lattice points wherever a bin carries
 non-negligible mass (float-chosen, so only tightness depends on floats).
+
+:func:`discretize_coupled` / :func:`discretize_x_coupled` are the *nearest-rounding* variants (cut at
+half-lattice points; the rounding error of each step is then centred, with a certified mean from a
+partial mean ``E[L; a < L <= b]`` of the law): see their docstrings and
+:mod:`certdp.accounting.coupling` for how the errors enter the bound (Hoeffding's inequality).
 """
 
 from __future__ import annotations
