@@ -98,10 +98,12 @@ def _certificate(c: Composition, clock: Stopwatch) -> Certificate:
 
 
 def compose(plan: Any, *, epsilon: object = None, delta: object = None, grid_bits: int | None = None,
-            rtol: object = "0.01") -> Certificate:
-    """A ``composition`` certificate for ``plan`` at ``epsilon`` (delta enclosure) or ``delta``."""
+            rtol: object = "0.01", coupling: object = "auto") -> Certificate:
+    """A ``composition`` certificate for ``plan`` at ``epsilon`` (delta enclosure) or ``delta``
+    (``coupling``: "auto", True or False, see :func:`certdp.accounting.account`)."""
     clock = Stopwatch()
-    return _certificate(account(plan, epsilon=epsilon, delta=delta, grid_bits=grid_bits, rtol=rtol), clock)
+    return _certificate(account(plan, epsilon=epsilon, delta=delta, grid_bits=grid_bits, rtol=rtol,
+                                coupling=coupling), clock)
 
 
 def composition_result(plan: Any, **kw: Any) -> tuple[Composition, Certificate]:
