@@ -102,7 +102,8 @@ def hetero_plan() -> tuple[list[dict], str]:
                    {"mechanism": "ggm", "scale": str(30 + i), "shape": "1.5", "count": 1},
                    {"mechanism": "subsampled-gaussian", "sigma": "1", "sampling_rate": str(Fraction(1, 100 + i)),
                     "count": 10}]
-    l2 = [{"mechanism": "l2-laplace", "T": "3", "scale": str(60 + i), "count": 1} for i in range(5)]
+    l2 = [{"mechanism": "l2-laplace", "dimension": "3", "theta": str(60 + i), "sensitivity": "1", "count": 1}
+          for i in range(5)]
     try:
         parse_plan({"mechanisms": l2})
     except (InputError, KeyError, ValueError) as exc:
