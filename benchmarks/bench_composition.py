@@ -4,6 +4,9 @@ prv-accountant, Opacus and autodp, where installed (optional extras; never impor
     PYTHONPATH=. python3 benchmarks/bench_composition.py            # the target point q=0.01, sigma=1, k=1000
     PYTHONPATH=. python3 benchmarks/bench_composition.py --k 10000  # the k = 10,000 target
     PYTHONPATH=. python3 benchmarks/bench_composition.py --full     # q in {0.001,0.01,0.1} x sigma in {0.6,1,2,4} x k
+    PYTHONPATH=. python3 benchmarks/bench_composition.py --grid-q 0.01,0.1 --grid-sigma 1,2 --grid-k 100,1000  # a subset
+    PYTHONPATH=. python3 benchmarks/bench_composition.py --hetero   # the 100-group heterogeneous plan at eps = 1
+    PYTHONPATH=. python3 benchmarks/bench_composition.py --prv17    # prv-accountant issue #17 (benchmarks/prv17.py)
 
 For every point it prints our certified [lower, upper] (relative width, seconds), each peer's
 epsilon and time, and flags a peer epsilon *below our certified lower bound* ("UNDER": that peer
@@ -86,6 +89,58 @@ def peers():
     return out
 
 
+def hetero_plan() -> tuple[list[dict], str]:
+    """The issue's 100-group plan: 25 x (Gaussian, Laplace, GGM p = 1.5, 10 subsampled-Gaussian steps), plus
+    5 l2-Laplace T = 3 groups when the plan parser accepts them (the hook for connect-the-dots)."""
+    from certdp.accounting import parse_plan
+    from certdp.numbers import InputError
+
+    groups = []
+    for i in range(25):
+        groups += [{"mechanism": "gaussian", "sigma": str(20 + i), "count": 1},
+                   {"mechanism": "laplace", "scale": str(40 + i), "count": 1},
+                   {"mechanism": "ggm", "scale": str(30 + i), "shape": "1.5", "count": 1},
+                   {"mechanism": "subsampled-gaussian", "sigma": "1", "sampling_rate": str(Fraction(1, 100 + i)),
+                    "count": 10}]
+    l2 = [{"mechanism": "l2-laplace", "dimension": "3", "theta": str(60 + i), "sensitivity": "1", "count": 1}
+          for i in range(5)]
+    try:
+        parse_plan({"mechanisms": l2})
+    except (InputError, KeyError, ValueError) as exc:
+        return groups, f"l2-Laplace groups left out (a plan does not accept them yet: {str(exc)[:60]})"
+    return groups + l2, "with 5 l2-Laplace T = 3 groups"
+
+
+def hetero():
+    groups, note = hetero_plan()
+    t = time.perf_counter()
+    r = account({"mechanisms": groups}, epsilon="1", rtol="0.05")
+    print(f"{len(groups)} groups ({note}): delta(1) in [{float(r.enclosure.lower):.6g}, {float(r.enclosure.upper):.6g}] "
+          f"(rel. width {r.relative_width:.2%}, {r.discretization.get('grid_step')}, "
+          f"{r.discretization.get('rounding')}, {time.perf_counter() - t:.1f} s)")
+    try:
+        from dp_accounting import dp_event, pld
+    except ImportError:
+        return
+    t = time.perf_counter()
+    acc = pld.PLDAccountant()
+    events = []
+    for g in groups:
+        m = g["mechanism"]
+        if m == "gaussian":
+            ev = dp_event.GaussianDpEvent(float(g["sigma"]))
+        elif m == "laplace":
+            ev = dp_event.LaplaceDpEvent(float(g["scale"]))
+        elif m == "subsampled-gaussian":
+            ev = dp_event.PoissonSampledDpEvent(float(Fraction(g["sampling_rate"])), dp_event.GaussianDpEvent(float(g["sigma"])))
+        else:
+            continue  # dp-accounting has no GGM / l2-Laplace event
+        events.append(dp_event.SelfComposedDpEvent(ev, int(g["count"])))
+    acc.compose(dp_event.ComposedDpEvent(events))
+    print(f"  dp-accounting PLD without the GGM groups (it has no GGM event; a LOWER reference): "
+          f"delta(1) = {acc.get_delta(1.0):.6g} ({time.perf_counter() - t:.1f} s)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--full", action="store_true")
@@ -95,25 +150,31 @@ def main():
     ap.add_argument("--delta", default="1e-5")
     ap.add_argument("--rtol", default="0.01")
     ap.add_argument("--hetero", action="store_true",
-                    help="the issue's 100-group heterogeneous plan at eps = 1 (l2-Laplace groups are not "
-                         "supported in a plan yet and are left out)")
+                    help="the issue's 100-group heterogeneous plan at eps = 1 (l2-Laplace T = 3 groups join "
+                         "when a plan accepts them -- the connect-the-dots route)")
+    ap.add_argument("--prv17", action="store_true", help="prv-accountant issue #17 (runs benchmarks/prv17.py)")
+    ap.add_argument("--grid-q", default=None, help="comma list: a subset of the DP-SGD grid")
+    ap.add_argument("--grid-sigma", default=None)
+    ap.add_argument("--grid-k", default=None)
     args = ap.parse_args()
-    if args.hetero:
-        groups = []
-        for i in range(25):
-            groups += [{"mechanism": "gaussian", "sigma": str(20 + i), "count": 1},
-                       {"mechanism": "laplace", "scale": str(40 + i), "count": 1},
-                       {"mechanism": "ggm", "scale": str(30 + i), "shape": "1.5", "count": 1},
-                       {"mechanism": "subsampled-gaussian", "sigma": "1", "sampling_rate": str(Fraction(1, 100 + i)),
-                        "count": 10}]
-        t = time.perf_counter()
-        r = account({"mechanisms": groups}, epsilon="1", rtol="0.05")
-        print(f"100 groups: delta(1) in [{float(r.enclosure.lower):.6g}, {float(r.enclosure.upper):.6g}] "
-              f"(rel. width {r.relative_width:.2%}, {r.discretization.get('grid_step')}, "
-              f"{time.perf_counter() - t:.1f} s)")
+    if args.prv17:
+        import runpy
+        import sys
+
+        sys.argv = [sys.argv[0]]
+        runpy.run_path(str(__import__("pathlib").Path(__file__).with_name("prv17.py")), run_name="__main__")
         return
-    grid = [(q, s, k) for q in (0.001, 0.01, 0.1) for s in (0.6, 1, 2, 4) for k in (100, 1000, 10000)] if args.full \
-        else [(args.q, args.sigma, args.k)]
+    if args.hetero:
+        hetero()
+        return
+    if args.grid_q or args.grid_sigma or args.grid_k:
+        qs = [float(x) for x in (args.grid_q or str(args.q)).split(",")]
+        ss = [float(x) for x in (args.grid_sigma or str(args.sigma)).split(",")]
+        ks = [int(x) for x in (args.grid_k or str(args.k)).split(",")]
+        grid = [(q, s, k) for q in qs for s in ss for k in ks]
+    else:
+        grid = [(q, s, k) for q in (0.001, 0.01, 0.1) for s in (0.6, 1, 2, 4) for k in (100, 1000, 10000)] \
+            if args.full else [(args.q, args.sigma, args.k)]
     runners = peers()
     print("peers installed:", ", ".join(runners) or "none")
     delta = Fraction(args.delta)

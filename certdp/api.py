@@ -71,14 +71,15 @@ def profile(name: str, *, value: object, epsilon: object, **fixed: Any) -> Certi
 
 
 def compose(plan: Any, *, epsilon: object = None, delta: object = None, grid_bits: int | None = None,
-            rtol: object = "0.01") -> Certificate:
+            rtol: object = "0.01", coupling: object = "auto") -> Certificate:
     """Certified accounting of a composition plan: a ``composition`` certificate.
 
     ``certdp.compose({"mechanisms": [{"mechanism": "subsampled-gaussian", "sigma": "1",
     "sampling_rate": "0.01", "count": 1000}]}, delta="1e-5")`` brackets the smallest epsilon
     (``cert.extra["epsilon_enclosure"]``); with ``epsilon=`` it brackets delta (``cert.delta_enclosure``).
-    ``plan`` may be a dict, JSON text or a path to a JSON file.
+    ``plan`` may be a dict, JSON text or a path to a JSON file. ``coupling``: "auto" (nearest
+    rounding with a Hoeffding shift from ~32 steps on), True or False (deterministic rounding only).
     """
     from certdp.workflows.compose import compose as _compose
 
-    return _compose(plan, epsilon=epsilon, delta=delta, grid_bits=grid_bits, rtol=rtol)
+    return _compose(plan, epsilon=epsilon, delta=delta, grid_bits=grid_bits, rtol=rtol, coupling=coupling)

@@ -247,3 +247,130 @@ def test_ggm_shape_two_is_gaussian_under_composition():
 def test_ggm_shape_one_is_laplace():
     comp = account(_plan({"mechanism": "ggm", "scale": "2", "shape": "1", "count": 3}), epsilon="1", grid_bits=12)
     assert _contains(comp.enclosure, laplace_kfold_delta("2", 1, 3, "1"))
+
+
+# ------------------------------------------------------------------------------ coupled rounding (Hoeffding)
+
+@pytest.mark.parametrize("scale, k, eps", [("2", 3, "1"), ("3", 12, "0.8"), ("1", 8, "2")])
+def test_coupled_laplace_contains_exact_mixture(scale, k, eps):
+    result = account(_plan({"mechanism": "laplace", "scale": scale, "count": k}), epsilon=eps, grid_bits=12,
+                     coupling=True)
+    assert result.discretization["rounding"] == "coupled-hoeffding"
+    ref = laplace_kfold_delta(scale, 1, k, eps)
+    assert _contains(result.enclosure, ref), (result.enclosure, ref)
+
+
+@pytest.mark.parametrize("sigma, q, eps, steps", [("1", "0.5", "0.5", 1), ("2", "0.1", "0.2", 2), ("0.8", "0.2", "1", 2)])
+def test_coupled_subsampled_gaussian_contains_quadrature(sigma, q, eps, steps):
+    plan = _plan({"mechanism": "subsampled-gaussian", "sigma": sigma, "sampling_rate": q, "count": steps})
+    result = account(plan, epsilon=eps, grid_bits=12, coupling=True)
+    for direction in ("remove", "add"):
+        ref = subsampled_gaussian_delta(sigma, q, eps, steps, direction)
+        lo, hi = (Fraction(x) for x in result.directions[direction])
+        assert mp.mpf(lo.numerator) / lo.denominator <= ref <= mp.mpf(hi.numerator) / hi.denominator, direction
+
+
+def test_coupled_and_deterministic_brackets_overlap_and_coupled_is_narrower_for_many_steps():
+    plan = _plan({"mechanism": "subsampled-gaussian", "sigma": "1", "sampling_rate": "0.05", "count": 400},
+                 {"mechanism": "laplace", "scale": "50", "count": 100})
+    det = account(plan, delta="1e-5", grid_bits=11, coupling=False).enclosure
+    cpl = account(plan, delta="1e-5", grid_bits=11, coupling=True).enclosure
+    assert det.overlaps(cpl)
+    assert cpl.width * 2 < det.width
+
+
+def _mp_partial_mean_gaussian(mu2, a, b):
+    with mp.workdps(50):
+        m, s = mp.mpf(mu2) / 2, mp.sqrt(mp.mpf(mu2))
+        return mp.quad(lambda z: z * mp.npdf(z, m, s), [a, m, b])
+
+
+@pytest.mark.parametrize("law_name", ["gaussian", "laplace", "remove", "add"])
+def test_partial_means_against_mpmath(law_name):
+    from certdp.accounting.losses import gaussian_loss, laplace_loss, subsampled_gaussian_losses
+    from certdp.numbers import working_precision
+
+    g = 10
+    cases = [(-300, 200), (-40, 1000), (-5000, 5000)]
+    with mp.workdps(50):
+        for i_lo, i_hi in cases:
+            a, b = mp.mpf(i_lo) / 2**g, mp.mpf(i_hi) / 2**g
+            if law_name == "gaussian":
+                law = gaussian_loss(Fraction(1, 3))
+                m, s = mp.mpf(1) / 6, mp.sqrt(mp.mpf(1) / 3)
+                ref = mp.quad(lambda z: z * mp.npdf(z, m, s), [a, m, b])
+            elif law_name == "laplace":
+                law = laplace_loss(Fraction(4), Fraction(1))  # a = 1/4: atoms at -1/4 (e^-a/2) and 1/4 (1/2)
+                al = mp.mpf(1) / 4
+                ref = mp.mpf(0)
+                if a < -al <= b:
+                    ref -= al * mp.exp(-al) / 2
+                if a < al <= b:
+                    ref += al / 2
+                lo, hi = max(a, -al), min(b, al)
+                if lo < hi:
+                    ref += mp.quad(lambda z: z * mp.exp((z - al) / 2) / 4, [lo, hi])
+            else:
+                q, s = mp.mpf(1) / 10, mp.mpf(3) / 2
+                remove, add = subsampled_gaussian_losses(Fraction(3, 2), Fraction(1, 10))
+                law = remove if law_name == "remove" else add
+                ell = lambda x: mp.log(1 - q + q * mp.exp((2 * x - 1) / (2 * s * s)))  # noqa: E731
+
+                def x_of(z):
+                    arg = mp.expm1(z) + q
+                    return None if arg <= 0 else s * s * mp.log(arg / q) + mp.mpf(1) / 2
+
+                if law_name == "remove":
+                    dens = lambda x: (1 - q) * mp.npdf(x, 0, s) + q * mp.npdf(x, 1, s)  # noqa: E731
+                    xa, xb = x_of(a), x_of(b)
+                    ref = 0 if xb is None else mp.quad(lambda x: dens(x) * ell(x),
+                                                       [xa if xa is not None else -mp.inf, xb])
+                else:
+                    xa, xb = x_of(-b), x_of(-a)
+                    ref = 0 if xb is None else -mp.quad(lambda x: mp.npdf(x, 0, s) * ell(x),
+                                                        [xa if xa is not None else -mp.inf, xb])
+            from certdp.numbers.balls import ball_endpoints
+
+            with working_precision(200):
+                ball = law.partial_mean(i_lo, i_hi, g)
+            lo, hi = ball_endpoints(ball)
+            slack = mp.mpf("1e-45")  # the 50-digit quadrature's own error, far above the 200-bit ball's radius
+            assert mp.mpf(lo.numerator) / lo.denominator - slack <= ref <= mp.mpf(hi.numerator) / hi.denominator + slack, \
+                (law_name, i_lo, i_hi, ref)
+            assert hi - lo < Fraction(1, 10**30)
+
+
+@pytest.mark.parametrize("count, bits", [(3, 9), (40, 9)])
+def test_coupled_ggm_shape_two_is_gaussian(count, bits):
+    # GGD(b, p = 2) is N(0, b^2/2): k steps at b = 4 are mu-GDP with mu^2 = k / 8
+    comp = account(_plan({"mechanism": "ggm", "scale": "4", "shape": "2", "count": count}), epsilon="0.5",
+                   grid_bits=bits, coupling=True)
+    assert comp.discretization["rounding"] == "coupled-hoeffding"
+    assert _contains(comp.enclosure, gdp_delta(Fraction(count, 8), "0.5"))
+
+
+def test_coupled_ggm_overlaps_deterministic_and_is_narrower():
+    plan = _plan({"mechanism": "ggm", "scale": "30", "shape": "1.5", "count": 300})
+    det = account(plan, epsilon="0.5", grid_bits=10, coupling=False).enclosure
+    cpl = account(plan, epsilon="0.5", grid_bits=10, coupling=True).enclosure
+    assert det.overlaps(cpl) and cpl.width < det.width
+
+
+@pytest.mark.parametrize("a, b", [("-200", "200"), ("-7/3", "5"), ("-1", "0"), ("1/2", "9"), ("-9", "-1")])
+def test_ggm_partial_mean_against_mpmath(a, b):
+    from certdp.accounting.losses import ggm_loss
+    from certdp.numbers import working_precision
+    from certdp.numbers.balls import ball_endpoints
+
+    law = ggm_loss(Fraction(30), Fraction(3, 2), Fraction(1))
+    with working_precision(160):
+        lo, hi = ball_endpoints(law.partial_mean_x(Fraction(a), Fraction(b)))
+    with mp.workdps(50):
+        p, s = mp.mpf(3) / 2, mp.mpf(30)
+        dens = lambda x: p / (2 * s * mp.gamma(1 / p)) * mp.exp(-(abs(x) / s) ** p)  # noqa: E731
+        loss = lambda x: (abs(x + 1) ** p - abs(x) ** p) / s ** p  # noqa: E731
+        aa, bb = mp.mpf(Fraction(a).numerator) / Fraction(a).denominator, mp.mpf(Fraction(b).numerator) / Fraction(b).denominator
+        knots = [aa] + [t for t in (mp.mpf(-1), mp.mpf(0)) if aa < t < bb] + [bb]
+        ref = mp.quad(lambda x: dens(x) * loss(x), knots)
+        assert mp.mpf(lo.numerator) / lo.denominator <= ref <= mp.mpf(hi.numerator) / hi.denominator
+        assert hi - lo < Fraction(1, 10**12)

@@ -101,3 +101,38 @@ def test_compose_plot(cli, tmp_path):
     out = cli("compose", str(plan), "--epsilon", "0.1", "--grid-bits", "8", "--plot", str(png))
     assert out.returncode == 0, out.stderr
     assert png.stat().st_size > 1000
+
+
+def test_gaussian_plan_reports_the_zcdp_route_beside_the_exact_gdp_epsilon(cli, tmp_path):
+    import mpmath
+
+    plan = tmp_path / "g.json"
+    plan.write_text(json.dumps({"mechanisms": [{"mechanism": "gaussian", "sigma": "10", "count": 100}]}))
+    out = cli("compose", str(plan), "--delta", "1e-5", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    z = data["zcdp_comparison"]
+    assert z["rho"] == "0.5"
+    gdp_hi = Fraction(data["epsilon_enclosure"][1])
+    cks, standard = Fraction(z["cks_epsilon_upper"]), Fraction(z["standard_epsilon_upper"])
+    assert gdp_hi < cks < standard
+    with mpmath.workdps(50):  # the standard conversion, independently
+        ref = mpmath.mpf("0.5") + 2 * mpmath.sqrt(mpmath.mpf("0.5") * mpmath.log(mpmath.mpf(10) ** 5))
+        assert ref <= mpmath.mpf(z["standard_epsilon_upper"]) <= ref * (1 + mpmath.mpf("1e-18"))
+
+
+def test_coupled_composition_certificate_verifies_in_a_fresh_process(cli, tmp_path):
+    plan = tmp_path / "p.json"
+    plan.write_text(json.dumps({"mechanisms": [
+        {"mechanism": "subsampled-gaussian", "sigma": "1", "sampling_rate": "0.05", "count": 200},
+        {"mechanism": "ggm", "scale": "40", "shape": "3/2", "count": 30}]}))
+    cert_file = tmp_path / "c.json"
+    out = cli("compose", str(plan), "--delta", "1e-5", "--json", "-o", str(cert_file))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["discretization"]["rounding"] == "coupled-hoeffding"
+    run = _fresh_verify(cert_file)
+    result = json.loads(run.stdout)
+    result = result[0] if isinstance(result, list) else result
+    assert result["status"] == "VALID", result
+    assert any("same lattice engine" in r for r in result["reasons"])

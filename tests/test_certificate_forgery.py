@@ -32,10 +32,13 @@ CERTIFICATES = {
                                               epsilon="1"),
     "composition-pld": lambda: certdp.compose(COMPOSITION_PLAN, epsilon="1", grid_bits=5),
     "composition-pld-epsilon": lambda: certdp.compose(COMPOSITION_PLAN, delta="1e-3", grid_bits=5),
+    "composition-pld-coupled": lambda: certdp.compose(COUPLED_PLAN, epsilon="1", grid_bits=6),
     "composed-gaussian-calibration": lambda: calibrate("gaussian", epsilon="1", delta="1e-5", sensitivity=1,
                                                        compositions=10),
 }
 
+COUPLED_PLAN = {"mechanisms": [{"mechanism": "laplace", "scale": "20", "count": 30},
+                               {"mechanism": "subsampled-gaussian", "sigma": "2", "sampling_rate": "0.1", "count": 20}]}
 COMPOSITION_PLAN = {"mechanisms": [{"mechanism": "laplace", "scale": "2", "count": 2},
                                    {"mechanism": "subsampled-gaussian", "sigma": "1", "sampling_rate": "0.5", "count": 1}]}
 
@@ -191,3 +194,72 @@ def test_every_field_edit_is_caught(certificates, name):
                     wrongly_valid.append((path, label, regenerate, status))
     assert not wrongly_valid, wrongly_valid
     assert checked >= 20
+
+
+# ------------------------------------------------------------------------------ composition: work limit, cross-checks
+
+def _forged_composition(edit):
+    import time
+
+    cert = certdp.compose(COMPOSITION_PLAN, epsilon="1", grid_bits=5)
+    data = json.loads(cert.to_json())
+    edit(data)
+    forged = Certificate.from_dict(data)
+    forged.guarantee = forged.statement()
+    forged = forged.seal()
+    start = time.perf_counter()
+    result = certdp.verify(forged)
+    return result, time.perf_counter() - start
+
+
+@pytest.mark.parametrize("what", ["huge-count", "tiny-grid", "huge-plan"])
+def test_forged_composition_work_is_refused_quickly(what):
+    def edit(data):
+        plan = json.loads(data["parameters"]["plan"])
+        if what == "huge-count":
+            plan["mechanisms"][0]["count"] = "10000000"
+            data["extra"]["discretization"]["grid_bits"] = "20"
+            data["extra"]["discretization"]["grid_step"] = "2^-20"
+        elif what == "tiny-grid":
+            data["extra"]["discretization"]["grid_bits"] = "24"
+            data["extra"]["discretization"]["grid_step"] = "2^-24"
+        else:
+            plan["mechanisms"] = [{"mechanism": "laplace", "scale": str(2 + i), "sensitivity": "1", "count": "9999999"}
+                                  for i in range(300)]
+            data["extra"]["discretization"]["grid_bits"] = "22"
+            data["extra"]["discretization"]["grid_step"] = "2^-22"
+        from certdp.accounting import parse_plan
+
+        data["parameters"]["plan"] = parse_plan(plan).canonical_json()
+    result, seconds = _forged_composition(edit)
+    assert result.status in ("UNDECIDED", "INVALID"), result
+    assert seconds < 120, seconds
+    if result.status == "UNDECIDED":
+        assert any("work limit" in r for r in result.reasons), result.reasons
+
+
+def test_lattice_verification_cross_checks_with_the_other_rounding_rule():
+    cert = certdp.compose(COMPOSITION_PLAN, epsilon="1", grid_bits=8)
+    result = certdp.verify(cert)
+    assert result.status == "VALID"
+    assert any("cross-checked by the" in r and "same lattice engine" in r for r in result.reasons), result.reasons
+
+
+def test_gdp_verification_cross_checks_by_quadrature_and_catches_a_shifted_record():
+    cert = certdp.compose({"mechanisms": [{"mechanism": "gaussian", "sigma": "3", "count": 4}]}, epsilon="0.5")
+    result = certdp.verify(cert)
+    assert result.status == "VALID"
+    assert any("quadrature" in r for r in result.reasons), result.reasons
+    for claim in ("delta", "epsilon"):
+        c = cert if claim == "delta" else certdp.compose({"mechanisms": [{"mechanism": "gaussian", "sigma": "3",
+                                                                         "count": 4}]}, delta="1e-4")
+        data = json.loads(json.dumps(c.to_dict()))
+        key = ("delta_enclosure",) if claim == "delta" else ("extra", "epsilon_enclosure")
+        parent = data
+        for k in key[:-1]:
+            parent = parent[k]
+        lo, hi = (Fraction(x) for x in parent[key[-1]])
+        parent[key[-1]] = [str(float(lo * Fraction(11, 10))), str(float(hi * Fraction(11, 10)))]
+        forged = Certificate.from_dict(data)
+        forged.guarantee = forged.statement()
+        assert certdp.verify(forged.seal()).status == "INVALID"

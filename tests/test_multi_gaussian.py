@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from fractions import Fraction
+
 import mpmath
 import numpy as np
 import pytest
@@ -80,4 +82,58 @@ def test_zcdp_composition():
     rho = mpmath.mpf(1) / 2 + mpmath.mpf(1) / 8
     assert out["rho_total"] == "0.625"
     eps = rho + 2 * mpmath.sqrt(rho * mpmath.log(mpmath.mpf(10) ** 5))
-    assert mpmath.mpf(out["epsilon_total_lower"]) <= eps <= mpmath.mpf(out["epsilon_total_upper"])
+    lo, hi = out["standard"]["formula_enclosure"]
+    assert mpmath.mpf(lo) <= eps <= mpmath.mpf(hi) == mpmath.mpf(out["standard"]["epsilon_upper"])
+    assert mpmath.mpf(out["epsilon_total_upper"]) <= eps
+
+
+def _cks_mp(rho, delta, alpha):
+    """CKS 2020 Cor. 13 at one alpha, 50 digits, written from delta = e^((a-1)(a rho - eps)) (1-1/a)^a / (a-1)."""
+    a = mpmath.mpf(alpha.numerator) / alpha.denominator
+    return a * rho + (mpmath.log(1 / delta) + a * mpmath.log(1 - 1 / a) - mpmath.log(a - 1)) / (a - 1)
+
+
+def _gdp_epsilon_mp(mu, delta):
+    def gdp(e):
+        return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2) - delta
+    lo, hi = mpmath.mpf(0), mpmath.mpf(200)
+    for _ in range(250):  # bisection: delta(eps) of mu-GDP is decreasing
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gdp(mid) > 0 else (lo, mid)
+    return lo
+
+
+@pytest.mark.parametrize("sigmas, delta", [(["1"], "1e-5"), (["2", "3"], "1e-6"), (["0.5"], "1e-3"),
+                                           (["10"] * 50, "1e-10"), (["1.3", "0.9"], "1e-12")])
+def test_zcdp_cks_certified_against_mpmath_and_gdp(sigmas, delta):
+    from certdp.workflows.mixtures.zcdp import cks_alpha
+
+    out = zcdp_composition(sigmas, ["1"] * len(sigmas), delta)
+    with mpmath.workdps(50):
+        rho = sum(1 / (2 * mpmath.mpf(s) ** 2) for s in sigmas)
+        d = mpmath.mpf(delta)
+        alpha = Fraction(out["cks"]["alpha"])
+        assert alpha == cks_alpha(Fraction(out["rho_total"]), Fraction(delta))
+        ref = _cks_mp(rho, d, alpha)
+        cks_up = mpmath.mpf(out["cks"]["epsilon_upper"])
+        assert ref <= cks_up <= ref * (1 + mpmath.mpf("1e-18"))
+        # the certified eps satisfies the CKS inequality: the delta at (alpha, eps) is <= delta
+        a = mpmath.mpf(alpha.numerator) / alpha.denominator
+        assert mpmath.exp((a - 1) * (a * rho - cks_up)) / (a - 1) * (1 - 1 / a) ** a <= d
+        # near-optimal alpha: within 1e-9 of the infimum over alpha (mpmath minimisation)
+        def eps_u(u):  # the CKS epsilon at alpha = 1 + e^u, directly in mpmath
+            am1 = mpmath.exp(u)
+            return (1 + am1) * rho + (mpmath.log(1 / d) + (1 + am1) * mpmath.log(am1 / (1 + am1)) - u) / am1
+
+        lo, hi = mpmath.mpf(-30), mpmath.mpf(30)
+        for _ in range(300):  # golden section in 50 digits (eps is unimodal in u)
+            m1, m2 = lo + (hi - lo) * mpmath.mpf("0.381966"), lo + (hi - lo) * mpmath.mpf("0.618034")
+            lo, hi = (lo, m2) if eps_u(m1) <= eps_u(m2) else (m1, hi)
+        inf_eps = eps_u((lo + hi) / 2)
+        assert inf_eps <= cks_up <= inf_eps * (1 + mpmath.mpf("1e-9"))
+        # CKS <= standard; both >= the exact GDP epsilon of the same Gaussians (rho = mu^2/2)
+        standard = rho + 2 * mpmath.sqrt(rho * mpmath.log(1 / d))
+        assert cks_up <= standard
+        assert mpmath.mpf(out["epsilon_total_upper"]) == cks_up
+        gdp = _gdp_epsilon_mp(mpmath.sqrt(2 * rho), d)
+        assert gdp <= cks_up <= standard

@@ -13,6 +13,11 @@ Routes (recorded per group in the result):
   composed separately -- one neighbouring pair fixes the direction of every step -- and the
   maximum is taken.
 
+  Laws with a certified partial mean (all four) are, from ~32 steps on, rounded to the nearest
+  lattice point instead (the *coupled* rule, :func:`certdp.accounting.losses.discretize_coupled`),
+  and the rounding errors enter through Hoeffding's inequality
+  (:mod:`certdp.accounting.coupling`): the bracket is then ~ h sqrt(k log(1/p)) wide instead of ~ k h.
+
 The lattice step h = 2^-grid_bits is chosen so that the bracket's relative width is <= ``rtol``
 (a coarse run predicts the step; at most a few refinements), unless ``grid_bits`` is given.
 """
@@ -31,13 +36,16 @@ from certdp.accounting.losses import (
     LossLaw,
     XFormLaw,
     discretize,
+    discretize_coupled,
     discretize_x,
+    discretize_x_coupled,
     gaussian_loss,
     ggm_loss,
     laplace_loss,
     subsampled_gaussian_losses,
 )
-from certdp.accounting.pld import LatticePLD, compose_all, power
+from certdp.accounting.coupling import DirectionBounds
+from certdp.accounting.pld import LatticePLD, budget_active, charge, compose_all, power
 from certdp.accounting.plan import Plan, parse_plan
 from certdp.numbers import (
     Enclosure,
@@ -157,7 +165,12 @@ def _group_laws(plan: Plan) -> list[tuple[str, dict[str, LossLaw | XFormLaw], in
     if mu2 > 0:
         law = gaussian_loss(mu2)
         out.append(("gaussian", {"remove": law, "add": law}, 1))
-    for g in plan.groups:
+    merged: dict[tuple, int] = {}
+    for g in plan.groups:  # identical groups compose as one with the summed count
+        merged[(g.mechanism, g.params)] = merged.get((g.mechanism, g.params), 0) + g.count
+    from certdp.accounting.plan import Group
+
+    for g in (Group(m, p, c) for (m, p), c in merged.items()):
         if g.mechanism == "laplace":
             law = laplace_loss(g.get("scale"), g.get("sensitivity"))
             out.append(("laplace", {"remove": law, "add": law}, g.count))
@@ -177,66 +190,114 @@ def _group_laws(plan: Plan) -> list[tuple[str, dict[str, LossLaw | XFormLaw], in
     return out
 
 
+def _effective_steps(plan: Plan, coupled_only: bool = False, coupling: bool = True) -> float:
+    """The bracket's width in units of h, roughly (a guess for the first lattice step): k for k
+    deterministic steps, ~2 sqrt(8 k) for k coupled ones (the Hoeffding shift at p ~ 1e-7).
+    ``coupled_only``: the number of steps that can be coupled."""
+    coupled = (1 if gdp_mu_squared(plan) > 0 else 0)
+    deterministic = 0
+    for g in plan.groups:
+        if g.mechanism in ("laplace", "subsampled-gaussian", "ggm"):
+            coupled += g.count
+        elif g.mechanism != "gaussian":
+            deterministic += g.count
+    if coupled_only:
+        return coupled
+    if not coupling:
+        return coupled + deterministic
+    return 2 * math.sqrt(8 * coupled) + deterministic
+
+
 def _settings(plan: Plan, delta_ref: Fraction | None) -> tuple[int, float, int]:
-    """(scale_bits, tail probability per truncation, tail in integer units)."""
-    pieces = sum(max(1, c.bit_length()) * 2 for c in (g.count for g in plan.groups)) + 2 * len(plan.groups) + 4
+    """(scale_bits, tail probability per truncation, tail in integer units).
+
+    Mass moved by a truncation inside a binary-powering chain reaches the result once per copy of the
+    truncated factor (e_{2m} <= 2 e_m + t), so the moved mass of k steps adds up to ~ k t, not
+    ~ log k t: ``pieces`` counts steps (2 per step, for the base window and the chain's products)."""
+    pieces = sum(2 * g.count for g in plan.groups) + 2 * len(plan.groups) + 4
     ref = float(delta_ref) if delta_ref is not None else 1e-12
     ref = min(max(ref, 1e-300), 1e-3)
-    tail_prob = ref * 2.0**-24 / pieces
+    tail_prob = ref * 2.0**-14 / pieces  # all moved tails together: <= 2^-14 delta_ref
     tail_bits = math.ceil(-math.log2(tail_prob))
     scale_bits = max(64, tail_bits + 28)
     return scale_bits, tail_prob, math.floor(tail_prob * 2.0**scale_bits)
 
 
 def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None,
-                   cache: dict | None = None, sides: tuple[str, ...] = ("upper", "lower")
-                   ) -> dict[str, tuple[LatticePLD, LatticePLD]]:
-    """{direction: (upper, lower)} composed lattice measures of the plan at step 2^-grid_bits
-    (a side not in ``sides`` is None: not computed)."""
+                   cache: dict | None = None, sides: tuple[str, ...] = ("upper", "lower"),
+                   coupled: bool = True) -> dict[str, DirectionBounds]:
+    """{direction: DirectionBounds} of the plan at step 2^-grid_bits (a side not in ``sides`` is None).
+
+    Laws with a certified partial mean are discretized by the coupled rule when ``coupled`` (their
+    rounding errors enter through Hoeffding's inequality, :mod:`certdp.accounting.coupling`), the
+    others by the deterministic upper / lower rule."""
     scale_bits, tail_prob, tail = _settings(plan, delta_ref)
     coarse_mass = (float(delta_ref) if delta_ref is not None else 1e-12) * 2.0**-7
     components = _group_laws(plan)
     symmetric = all(laws["remove"] is laws["add"] for _, laws, _ in components)
     directions = ("remove",) if symmetric else ("remove", "add")
+    if budget_active():  # a verifier's work limit: count every certified evaluation before making any
+        from certdp.accounting.losses import _evaluation_points
+
+        for direction in directions:
+            for _, laws, count in components:
+                law = laws[direction]
+                float_law = law.law if isinstance(law, XFormLaw) else law
+                charge(len(_evaluation_points(float_law, grid_bits, tail_prob, coarse_mass)) * (2 if isinstance(law, XFormLaw) else 1),
+                       f"the discretization of {law.name}")
     out = {}
     for direction in directions:
         ups, lows = [], []
+        n_coupled, bias_lo, bias_hi, range_sq = 0, Fraction(0), Fraction(0), Fraction(0)
         for _, laws, count in components:
             law = laws[direction]
-            key = (id(law), law.name, grid_bits, scale_bits, count)
+            use_coupled = coupled and ((isinstance(law, LossLaw) and law.partial_mean is not None)
+                                       or (isinstance(law, XFormLaw) and law.partial_mean_x is not None))
+            key = (id(law), law.name, grid_bits, scale_bits, count, use_coupled)
             if cache is not None and key in cache:
-                up, low = cache[key]
+                up, low, bias = cache[key]
             else:
-                if isinstance(law, XFormLaw):
+                bias = None
+                if use_coupled:
+                    if isinstance(law, XFormLaw):
+                        cd = discretize_x_coupled(law, grid_bits, scale_bits, tail_prob, coarse_mass)
+                    else:
+                        cd = discretize_coupled(law, grid_bits, scale_bits, tail_prob, coarse_mass)
+                    r = cd.range_width if cd.range_width is not None else Fraction(1, 2**grid_bits)
+                    up1, low1, bias = cd.upper, cd.lower, (cd.bias_lower, cd.bias_upper, r)
+                elif isinstance(law, XFormLaw):
                     up1, low1 = discretize_x(law, grid_bits, scale_bits, tail_prob, coarse_mass)
                 else:
                     up1, low1 = discretize(law, grid_bits, scale_bits, tail_prob, coarse_mass)
                 up = power(up1.truncated(tail), count, tail) if "upper" in sides else None
                 low = power(low1.truncated(tail), count, tail) if "lower" in sides else None
                 if cache is not None:
-                    cache[key] = (up, low)
+                    cache[key] = (up, low, bias)
+            if bias is not None:
+                n_coupled += count
+                bias_lo += count * bias[0]
+                bias_hi += count * bias[1]
+                range_sq += count * bias[2] ** 2
             ups.append(up)
             lows.append(low)
-        out[direction] = (compose_all(ups, tail) if "upper" in sides else None,
-                          compose_all(lows, tail) if "lower" in sides else None)
+        out[direction] = DirectionBounds(compose_all(ups, tail) if "upper" in sides else None,
+                                         compose_all(lows, tail) if "lower" in sides else None,
+                                         n_coupled, bias_lo, bias_hi, range_sq)
     if symmetric:
         out = {"both": out["remove"]}
     return out
 
 
-def _lattice_answer(bounds: dict[str, tuple[LatticePLD, LatticePLD]], eps: Fraction | None,
+def _lattice_answer(bounds: dict[str, DirectionBounds], eps: Fraction | None,
                     delta: Fraction | None) -> tuple[Enclosure | None, bool, dict[str, list[str]]]:
     per: dict[str, list[str]] = {}
     los, his = [], []
     infinite = False
-    for direction, (up, low) in bounds.items():
+    for direction, pair in bounds.items():
         if eps is not None:
-            hi, lo = up.delta_bound(eps), low.delta_bound(eps)
-            hi = min(hi, Fraction(1))
+            hi, lo = pair.delta_upper(eps), pair.delta_lower(eps)
         else:
-            hi, lo = up.epsilon_bound(delta), low.epsilon_bound(delta)
-            if lo is None:
-                lo = Fraction(0)
+            hi, lo = pair.epsilon_upper(delta), pair.epsilon_lower(delta)
         if hi is None:
             infinite = True
             per[direction] = [_str(lo, "down"), "inf"]
@@ -264,9 +325,22 @@ def _str(q: Fraction, direction: str) -> str:
     return exact_str(Fraction(round_decimal(q, 20, direction))) if q else "0"
 
 
+def use_coupling(plan: Plan) -> bool:
+    """The automatic choice: the coupled rule (bracket ~ 2 h sqrt(8 k)) once it beats the deterministic
+    one (~ k h), i.e. from about 32 coupled steps on."""
+    coupled = _effective_steps(plan, coupled_only=True)
+    return coupled > 32
+
+
 def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bits: int | None = None,
-            rtol: object = "0.01", max_grid_bits: int = MAX_GRID_BITS) -> Composition:
-    """Certified delta(eps) (give ``epsilon``) or eps(delta) (give ``delta``) of the composed ``plan``."""
+            rtol: object = "0.01", max_grid_bits: int = MAX_GRID_BITS, coupling: object = "auto",
+            delta_ref: object = None) -> Composition:
+    """Certified delta(eps) (give ``epsilon``) or eps(delta) (give ``delta``) of the composed ``plan``.
+
+    ``coupling``: "auto" (see :func:`use_coupling`), True (coupled rule for every law with a certified
+    partial mean) or False (deterministic rule only). ``delta_ref`` (epsilon mode): the delta scale
+    that sets the tail mass moved per truncation and the integer scale (tightness only; by default
+    1e-12 for the first lattice, then the first lattice's certified upper bound)."""
     start = time.perf_counter()
     plan = parse_plan(plan)
     if (epsilon is None) == (delta is None):
@@ -292,16 +366,18 @@ def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bit
         result.discretization = {"route": "closed-form", "mu_squared": _exact(mu2)}
         result.timing_seconds = round(time.perf_counter() - start, 6)
         return result
-    steps = sum(g.count for g in non_gauss) + (1 if mu2 > 0 else 0)
+    coupled = use_coupling(plan) if coupling == "auto" else bool(coupling)
     if grid_bits is None:
-        bits = min(max(MIN_GRID_BITS, math.ceil(math.log2(steps / 0.2))), max_grid_bits)
+        bits = min(max(MIN_GRID_BITS, math.ceil(math.log2(_effective_steps(plan, coupling=coupled) / 0.2))),
+                   max_grid_bits)
         adaptive = True
     else:
         bits, adaptive = grid_bits, False
     cache: dict = {}
     previous = math.inf
+    ref = dlt if dlt is not None else (parse_probability(delta_ref, "delta_ref") if delta_ref is not None else None)
     for _ in range(4):
-        bounds = lattice_bounds(plan, bits, dlt if dlt is not None else None, cache)
+        bounds = lattice_bounds(plan, bits, ref, cache, coupled=coupled)
         enc, infinite, per = _lattice_answer(bounds, eps, dlt)
         result.enclosure, result.epsilon_upper_infinite, result.directions = enc, infinite, per
         result.bounds = bounds
@@ -313,7 +389,7 @@ def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bit
             break
         previous = width
         grow = 1 if not math.isfinite(width) else max(1, math.ceil(math.log2(width / float(tol) * 1.05)))
-        longest = max(max(up.length, low.length) for up, low in bounds.values())
+        longest = max(pair.longest() for pair in bounds.values())
         if longest * 2**grow > MAX_COEFFICIENTS:
             grow = max(0, int(math.log2(MAX_COEFFICIENTS / max(longest, 1))))
             if grow == 0:
@@ -322,9 +398,15 @@ def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bit
                 break
         bits = min(bits + grow, max_grid_bits)
         cache.clear()
-    scale_bits, tail_prob, _ = _settings(plan, dlt)
+        if eps is not None and ref is None and enc is not None and 0 < enc.upper < 1:
+            from certdp.numbers import round_decimal
+
+            ref = Fraction(round_decimal(enc.upper, 2, "up"))  # the delta scale for the finer lattices
+    scale_bits, tail_prob, _ = _settings(plan, ref)
     result.discretization = {"route": "pld-lattice", "grid_step": f"2^-{bits}", "grid_bits": str(bits),
-                             "scale_bits": str(scale_bits), "tail_per_truncation": f"{tail_prob:.3e}"}
+                             "scale_bits": str(scale_bits), "tail_per_truncation": f"{tail_prob:.3e}",
+                             "rounding": "coupled-hoeffding" if coupled else "deterministic",
+                             **({"delta_ref": _exact(ref)} if eps is not None and ref is not None else {})}
     if adaptive and result.relative_width > float(tol):
         result.notes.append(f"relative width {result.relative_width:.3g} > rtol {float(tol)} at the finest "
                             f"grid tried (2^-{bits})")

@@ -24,7 +24,10 @@ only used to *guess* where to look (the epsilon search), and every guess is then
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
+import time
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -32,9 +35,58 @@ from typing import Callable
 
 from flint import arb, arb_poly, fmpz, fmpz_poly
 
-from certdp.numbers import arb_of, round_decimal, working_precision
+from certdp.numbers import UndecidedError, arb_of, round_decimal, working_precision
 
-__all__ = ["LatticePLD", "convolve", "power", "compose_all", "identity"]
+__all__ = ["LatticePLD", "convolve", "power", "compose_all", "identity", "WorkLimitExceeded", "work_budget",
+           "check_budget", "charge", "budget_active"]
+
+
+class WorkLimitExceeded(UndecidedError):
+    """The lattice computation would exceed its work budget (a verifier's limit): nothing is decided."""
+
+
+_BUDGET: contextvars.ContextVar[list | None] = contextvars.ContextVar("lattice_budget", default=None)
+
+
+@contextlib.contextmanager
+def work_budget(seconds: float, max_coefficients: int, max_evaluations: int | None = None):
+    """Within this block every lattice product and discretization checks a deadline ``seconds`` from now,
+    a bound on the number of coefficients it would create, and (``charge``) a bound on the total number
+    of certified CDF evaluations, raising :class:`WorkLimitExceeded` (cooperatively, between FLINT
+    calls: one call may still run to its end)."""
+    token = _BUDGET.set([time.monotonic() + seconds, max_coefficients,
+                         max_evaluations if max_evaluations is not None else max_coefficients, 0])
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def budget_active() -> bool:
+    return _BUDGET.get() is not None
+
+
+def check_budget(coefficients: int, what: str) -> None:
+    """Raise :class:`WorkLimitExceeded` if a budget is active and ``what`` (of ``coefficients``) breaks it."""
+    budget = _BUDGET.get()
+    if budget is None:
+        return
+    deadline, limit = budget[0], budget[1]
+    if coefficients > limit:
+        raise WorkLimitExceeded(f"{what} would have {coefficients} lattice coefficients (work limit {limit})")
+    if time.monotonic() > deadline:
+        raise WorkLimitExceeded(f"the work limit's deadline passed before {what}")
+
+
+def charge(evaluations: int, what: str) -> None:
+    """Count ``evaluations`` certified CDF evaluations against an active budget's total."""
+    budget = _BUDGET.get()
+    if budget is None:
+        return
+    budget[3] += evaluations
+    if budget[3] > budget[2]:
+        raise WorkLimitExceeded(f"{what}: {budget[3]} certified CDF evaluations in all (work limit {budget[2]})")
+    check_budget(0, what)
 
 
 @dataclass(frozen=True)
@@ -145,17 +197,28 @@ class LatticePLD:
         return z, m, float(self.inf) * scale
 
     def float_delta(self, eps: float) -> float:
-        """Float64 guess of this side's delta(eps) (NOT certified)."""
+        """Float64 guess of this side's delta(eps) (NOT certified): inf + M(eps) - e^(eps - z0) W(eps) with
+        suffix sums M = sum_{z > eps} m and W = sum_{z > eps} m e^(z0 - z) (one binary search)."""
         import numpy as np
 
-        z, m, inf = self._curve_cache()
-        sel = z > eps
-        return inf + float(np.sum(m[sel] * -np.expm1(eps - z[sel])))
+        z, m, inf, suffix_m, suffix_w, z0 = self._curve_cache()
+        i = int(np.searchsorted(z, eps, side="right"))
+        if i >= len(z):
+            return inf
+        with np.errstate(over="ignore"):
+            value = suffix_m[i] - math.exp(min(eps - z0, 700.0)) * suffix_w[i]
+        return inf + max(float(value), 0.0)
 
     def _curve_cache(self):
+        import numpy as np
+
         cache = getattr(self, "_cached_curve", None)
         if cache is None:
-            cache = self.float_curve()
+            z, m, inf = self.float_curve()
+            z0 = float(z[-1]) if len(z) else 0.0
+            suffix_m = np.cumsum(m[::-1])[::-1] if len(m) else m
+            suffix_w = np.cumsum((m * np.exp(np.minimum(z0 - z, 700.0)))[::-1])[::-1] if len(m) else m
+            cache = (z, m, inf, suffix_m, suffix_w, z0)
             object.__setattr__(self, "_cached_curve", cache)
         return cache
 
@@ -238,6 +301,7 @@ def convolve(a: LatticePLD, b: LatticePLD, tail: int) -> LatticePLD:
     """The law of the sum (independent composition), rescaled the safe way, tails of <= ``tail`` moved."""
     if (a.side, a.grid_bits, a.scale_bits) != (b.side, b.grid_bits, b.scale_bits):
         raise ValueError("convolving discretizations of different sides, grids or scales")
+    check_budget(a.length + b.length, "a lattice product")
     fa, fb = a.finite_total(), b.finite_total()
     product = a.poly ** 2 if a is b else a.poly * b.poly  # FLINT squaring is ~1.4x faster
     poly = _rescale(product, a.scale_bits, a.side)

@@ -23,6 +23,15 @@ def _summary(result, cert) -> dict:
     else:
         data = {"delta": cert.inputs["delta"], "epsilon_enclosure": cert.extra["epsilon_enclosure"], **data}
     data["directions"] = result.directions
+    if result.delta is not None and result.discretization.get("route") == "closed-form":
+        # a Gaussian plan is rho-zCDP with rho = mu^2/2: the two conversions, for comparison (looser than GDP)
+        from certdp.accounting.accountant import gdp_mu_squared
+        from certdp.workflows.mixtures.zcdp import zcdp_conversions
+
+        z = zcdp_conversions(gdp_mu_squared(result.plan) / 2, result.delta)
+        data["zcdp_comparison"] = {"rho": z["rho_total"], "standard_epsilon_upper": z["standard"]["epsilon_upper"],
+                                   "cks_epsilon_upper": z["cks"]["epsilon_upper"], "cks_alpha": z["cks"]["alpha"],
+                                   "note": "zCDP route, certified upper bounds, looser than the exact GDP enclosure"}
     if result.notes:
         data["notes"] = result.notes
     return data
@@ -73,6 +82,10 @@ def compose_command(plan, epsilon, delta, grid_bits, rtol, plot, as_json, output
         for g in result.methods:
             console.print(f"  {g['group']}: {g['method']}")
         console.print(f"discretization: {result.discretization}")
+        if "zcdp_comparison" in data:
+            z = data["zcdp_comparison"]
+            console.print(f"zCDP route (rho = {z['rho']}): standard eps <= {z['standard_epsilon_upper']}, "
+                          f"Canonne-Kamath-Steinke eps <= {z['cks_epsilon_upper']} (exact GDP above is tighter)")
         console.print(f"guarantee: {cert.guarantee[:400]}")
         console.print(f"digest: {cert.digest}")
         if output:

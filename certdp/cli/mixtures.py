@@ -228,7 +228,10 @@ def audit_qg(sigma, epsilon, delta, sensitivity, as_json, output):
 @click.option("--delta", "delta_total", required=True, type=DELTA, help="Total delta in (0, 1).")
 @json_option
 def zcdp_command(sigmas, sensitivities, delta_total, as_json):
-    """Composition of multi-Gaussian / Gaussian mechanisms by zCDP (seed 000 Cor. 3.7-3.8)."""
+    """Composition of multi-Gaussian / Gaussian mechanisms by zCDP (seed 000 Cor. 3.7-3.8).
+
+    Prints the standard conversion rho + 2 sqrt(rho log 1/delta) and the tight Canonne-Kamath-Steinke
+    one (certified at a float-chosen alpha); the better of the two is the answer."""
     from certdp.workflows.mixtures import zcdp_composition
 
     sens = list(sensitivities) or ["1"] * len(sigmas)
@@ -238,7 +241,10 @@ def zcdp_command(sigmas, sensitivities, delta_total, as_json):
     if as_json:
         print_json(out)
     else:
-        console.print(f"rho_tot = {out['rho_total']}; ({out['epsilon_total_upper']}, {delta_total})-DP")
+        console.print(f"rho_tot = {out['rho_total']}; ({out['epsilon_total_upper']}, {delta_total})-DP "
+                      f"(the {out['conversion']} conversion)")
+        console.print(f"  standard: eps <= {out['standard']['epsilon_upper']}")
+        console.print(f"  Canonne-Kamath-Steinke: eps <= {out['cks']['epsilon_upper']} (alpha = {out['cks']['alpha']})")
 
 
 # ---------------------------------------------------------------- tables

@@ -24,7 +24,14 @@ from typing import Any, Callable
 
 from flint import arb
 
-from certdp.accounting.accountant import Composition, MAX_GRID_BITS, MIN_GRID_BITS, account, lattice_bounds
+from certdp.accounting.accountant import (
+    Composition,
+    MAX_GRID_BITS,
+    MIN_GRID_BITS,
+    account,
+    lattice_bounds,
+    use_coupling,
+)
 from certdp.accounting.plan import parse_plan
 from certdp.certificate import Certificate, Stopwatch
 from certdp.numbers import (
@@ -91,10 +98,12 @@ def _certificate(c: Composition, clock: Stopwatch) -> Certificate:
 
 
 def compose(plan: Any, *, epsilon: object = None, delta: object = None, grid_bits: int | None = None,
-            rtol: object = "0.01") -> Certificate:
-    """A ``composition`` certificate for ``plan`` at ``epsilon`` (delta enclosure) or ``delta``."""
+            rtol: object = "0.01", coupling: object = "auto") -> Certificate:
+    """A ``composition`` certificate for ``plan`` at ``epsilon`` (delta enclosure) or ``delta``
+    (``coupling``: "auto", True or False, see :func:`certdp.accounting.account`)."""
     clock = Stopwatch()
-    return _certificate(account(plan, epsilon=epsilon, delta=delta, grid_bits=grid_bits, rtol=rtol), clock)
+    return _certificate(account(plan, epsilon=epsilon, delta=delta, grid_bits=grid_bits, rtol=rtol,
+                                coupling=coupling), clock)
 
 
 def composition_result(plan: Any, **kw: Any) -> tuple[Composition, Certificate]:
@@ -151,12 +160,14 @@ def composed_profile(mechanism: str, eps: Fraction, fixed: dict[str, Fraction], 
         lo, hi = ball_endpoints(t)
         if not lo > 0:
             raise InputError(parameter_name, "must be > 0")
-        at_lo = lattice_bounds(parse_plan(_plan_for(mechanism, lo, fixed, count)), grid_bits, None,
-                               sides=("upper",) if hi != lo else ("upper", "lower"))
+        plan_lo = parse_plan(_plan_for(mechanism, lo, fixed, count))
+        coupled = use_coupling(plan_lo)
+        at_lo = lattice_bounds(plan_lo, grid_bits, None, sides=("upper",) if hi != lo else ("upper", "lower"),
+                               coupled=coupled)
         at_hi = at_lo if hi == lo else lattice_bounds(parse_plan(_plan_for(mechanism, hi, fixed, count)),
-                                                      grid_bits, None, sides=("lower",))
-        high = min(Fraction(1), max(up.delta_bound(eps) for up, _ in at_lo.values()))
-        low = max(low_side.delta_bound(eps) for _, low_side in at_hi.values())
+                                                      grid_bits, None, sides=("lower",), coupled=coupled)
+        high = min(Fraction(1), max(pair.delta_upper(eps) for pair in at_lo.values()))
+        low = max(pair.delta_lower(eps) for pair in at_hi.values())
         from certdp.numbers import arb_of
 
         return arb_of(low), arb_of(high), True
@@ -178,8 +189,10 @@ def _float_candidate(mechanism: str, eps: Fraction, delta: Fraction, fixed: dict
 
 
 def default_grid_bits(mechanism: str, count: int) -> int:
-    """Lattice step of a calibration's profile evaluations: K h ~ 0.02 (a ~1-2 % wide delta bracket)."""
-    return min(max(MIN_GRID_BITS, math.ceil(math.log2(max(count, 1) / 0.02))), 18)
+    """Lattice step of a calibration's profile evaluations: W h ~ 0.02 (a ~1-2 % wide delta bracket), W
+    the bracket width in steps (K deterministic, ~2 sqrt(8 K) coupled, see accountant.use_coupling)."""
+    width = 2 * math.sqrt(8 * count) if count > 32 else max(count, 1)
+    return min(max(MIN_GRID_BITS, math.ceil(math.log2(width / 0.02))), 18)
 
 
 def calibrate_composed(mechanism: str, *, epsilon: object, delta: object, compositions: object,
@@ -286,18 +299,122 @@ def _check_composition(cert, say, check_recorded, enclosure_of) -> None:
         _require(isinstance(text, str) and text.isdigit(), "extra.discretization.grid_bits must be an integer")
         grid = int(text)
         _require(MIN_GRID_BITS <= grid <= MAX_GRID_BITS, f"grid_bits must be in [{MIN_GRID_BITS}, {MAX_GRID_BITS}]")
-    redo = account(plan, grid_bits=grid, **kw)
+    if grid is not None:
+        rounding = disc.get("rounding")
+        _require(rounding in ("coupled-hoeffding", "deterministic"),
+                 "extra.discretization.rounding must be 'coupled-hoeffding' or 'deterministic'")
+        kw["coupling"] = rounding == "coupled-hoeffding"
+        if "delta_ref" in disc:
+            _require("epsilon" in kw, "only an epsilon-mode lattice records delta_ref")
+            try:
+                kw["delta_ref"] = number_text(disc["delta_ref"], "extra.discretization.delta_ref")
+            except Exception as exc:  # noqa: BLE001 - any parse failure is a malformed record
+                raise _Fail(f"extra.discretization.delta_ref: {exc}") from None
+            _require(0 < kw["delta_ref"] < 1, "extra.discretization.delta_ref must lie in (0, 1)")
+    if cert.claim == "delta-enclosure":
+        _require(cert.delta_enclosure is not None, "a delta enclosure is recorded")
+        recorded = enclosure_of(cert.delta_enclosure, "delta_enclosure")
+    else:
+        recorded = enclosure_of(cert.extra.get("epsilon_enclosure"), "extra.epsilon_enclosure")
+    from certdp.accounting.pld import work_budget
+
+    with work_budget(VERIFY_WORK_SECONDS, VERIFY_MAX_COEFFICIENTS, VERIFY_MAX_EVALUATIONS):
+        redo = account(plan, grid_bits=grid, **kw)
     _require(redo.methods == cert.extra.get("groups"), "extra.groups is not what the accountant reports for this plan")
     _require(redo.discretization == disc, f"extra.discretization is not the accountant's ({redo.discretization})")
     path = "the GDP closed form in Arb" if grid is None else f"the lattice accountant at the recorded step 2^-{grid}"
     say(f"recomputed by {path}")
-    if cert.claim == "delta-enclosure":
-        _require(cert.delta_enclosure is not None, "a delta enclosure is recorded")
-        check_recorded(enclosure_of(cert.delta_enclosure, "delta_enclosure"), redo.enclosure, "delta enclosure")
-    else:
+    what = "delta enclosure" if cert.claim == "delta-enclosure" else "epsilon enclosure"
+    if cert.claim != "delta-enclosure":
         _require(not redo.epsilon_upper_infinite, "no finite epsilon is certified at this delta")
-        check_recorded(enclosure_of(cert.extra.get("epsilon_enclosure"), "extra.epsilon_enclosure"), redo.enclosure,
-                       "epsilon enclosure")
+    check_recorded(recorded, redo.enclosure, what)
+    if grid is not None:
+        _cross_check(plan, grid, kw, recorded, what, say)
+    else:
+        _gdp_quadrature_check(plan, kw, recorded, say)
+
+
+def gdp_delta_by_quadrature(mu2: Fraction, eps: Fraction, bits: int = 128) -> arb:
+    """delta(eps) of mu-GDP by Arb's rigorous quadrature of E[(1 - e^(eps - L))_+], L ~ N(mu^2/2, mu^2),
+    over [eps, eps + T] plus the Mills-ratio tail bound phi(x)/x -- a second formula, independent of
+    the Phi-based closed form."""
+    from flint import acb
+
+    from certdp.numbers import arb_of, working_precision
+
+    with working_precision(bits):
+        mu = arb_of(mu2).sqrt()
+        m = arb_of(mu2) / 2
+        e = arb_of(eps)
+        span = 40 * float(mu.mid()) + 40
+        top = eps + Fraction(math.ceil(span))
+        amu, am, ae = acb(mu), acb(m), acb(e)
+        norm = acb(1 / ((2 * arb.pi()).sqrt() * mu))
+
+        def integrand(z, analytic):
+            return norm * (-((z - am) ** 2) / (2 * amu * amu)).exp() * (1 - (ae - z).exp())
+
+        value = acb.integral(integrand, acb(e), acb(arb_of(top))).real
+        x = (arb_of(top) - m) / mu
+        tail = (-(x * x) / 2).exp() / ((2 * arb.pi()).sqrt() * x)  # P(L > top) <= phi(x)/x, x > 0
+        return value + arb(0, arb(tail.upper()))
+
+
+def _gdp_quadrature_check(plan, kw: dict, recorded: Enclosure, say) -> None:
+    from certdp.accounting.accountant import gdp_mu_squared
+    from certdp.numbers.balls import ball_endpoints
+
+    mu2 = gdp_mu_squared(plan)
+    if "epsilon" in kw:
+        lo, hi = ball_endpoints(gdp_delta_by_quadrature(mu2, kw["epsilon"]))
+        _require(lo <= recorded.upper and recorded.lower <= hi,
+                 f"recorded delta enclosure {recorded.strings()} is wrong: quadrature gives [{float(lo):.6g}, {float(hi):.6g}]")
+        say(f"cross-checked by Arb quadrature of the GDP hockey-stick integral (a second formula): "
+            f"[{float(lo):.10g}, {float(hi):.10g}] meets the record")
+        return
+    delta = kw["delta"]
+    at_hi, _ = ball_endpoints(gdp_delta_by_quadrature(mu2, recorded.upper))
+    _require(not at_hi > delta, f"recorded epsilon upper end {exact_str(recorded.upper)} is wrong: the quadrature "
+                                f"delta there exceeds {exact_str(delta)}")
+    if recorded.lower > 0:
+        _, at_lo = ball_endpoints(gdp_delta_by_quadrature(mu2, recorded.lower))
+        _require(not at_lo < delta, f"recorded epsilon lower end {exact_str(recorded.lower)} is wrong: the "
+                                    f"quadrature delta there is below {exact_str(delta)}")
+    say("cross-checked by Arb quadrature of the GDP hockey-stick integral (a second formula): the recorded "
+        "epsilon ends are not on the wrong sides of delta")
+
+
+#: the verifier's work limit for a lattice recomputation (a forged plan / count / grid is refused, UNDECIDED)
+VERIFY_WORK_SECONDS = 300.0
+VERIFY_MAX_COEFFICIENTS = 2**23
+VERIFY_MAX_EVALUATIONS = 2**21  # certified loss-CDF evaluations in all (~1 min of Arb)
+
+
+def _cross_check(plan, grid: int, kw: dict, recorded: Enclosure, what: str, say) -> None:
+    """A second certified bracket by the *other* rounding rule at a coarser step must meet the record.
+
+    Both brackets contain the true value, so disjoint ones prove the record wrong. It is the same
+    lattice engine (exact products, the same loss CDFs), so it is not independent of it; the rounding
+    argument differs (monotone domination alone vs. the coupled rule with Hoeffding's inequality)."""
+    from certdp.accounting.pld import work_budget
+
+    other = dict(kw)
+    other["coupling"] = not kw.get("coupling", False)
+    step = max(MIN_GRID_BITS, grid - 1)
+    with work_budget(VERIFY_WORK_SECONDS, VERIFY_MAX_COEFFICIENTS, VERIFY_MAX_EVALUATIONS):
+        second = account(plan, grid_bits=step, **other)
+    rule = "coupled" if other["coupling"] else "deterministic"
+    if second.enclosure is None:
+        say(f"cross-check ({rule} rounding, step 2^-{step}): no bracket, inconclusive")
+        return
+    enc = second.enclosure
+    upper = None if second.epsilon_upper_infinite else enc.upper
+    _require(enc.lower <= recorded.upper and (upper is None or recorded.lower <= upper),
+             f"recorded {what} {recorded.strings()} is wrong: the {rule}-rounding bracket at step 2^-{step} is "
+             f"[{exact_str(enc.lower)}, {'inf' if upper is None else exact_str(upper)}]")
+    say(f"cross-checked by the {rule} rounding rule at step 2^-{step} (the same lattice engine, a different "
+        f"rounding argument): its bracket [{float(enc.lower):.6g}, {'inf' if upper is None else f'{float(upper):.6g}'}] "
+        f"meets the record")
 
 
 def check_composed_calibration(cert: Certificate, say: Callable[[str], None], classify: Callable,
