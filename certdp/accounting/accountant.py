@@ -237,8 +237,10 @@ def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None
                 if isinstance(law, DominatingLaw):
                     tau = CTD_TAU_FACTOR * 2.0**-grid_bits
                     given = None if ctd_grids is None else ctd_grids.get(k)
-                    up1, low1, grid = law.lattice_pair(grid_bits, scale_bits, tau, Fraction(tail_prob),
-                                                       floor=coarse_mass, grid=given)
+                    # the mass left at +infinity costs ~ steps * U(E): keep it ~2^-10 of the delta of interest
+                    budget = Fraction(coarse_mass * 2.0**-3 / plan.total_count)
+                    up1, low1, grid = law.lattice_pair(grid_bits, scale_bits, tau, budget, floor=float(budget),
+                                                       grid=given)
                     if grids_used is not None:
                         grids_used[k] = grid
                 elif isinstance(law, AtomLaw):
@@ -318,6 +320,8 @@ def parse_ctd_grids(text: object, grid_bits: int, max_points: int = 20000) -> di
         vals = [int(n) for n in nums]
         if vals[0] != 0 or any(b <= a for a, b in zip(vals, vals[1:])) or len(vals) < 2:
             raise InputError("connect_the_dots_grids", "a grid is strictly increasing from 0 with >= 2 points")
+        if vals[-1] > 64 * 2**grid_bits:
+            raise InputError("connect_the_dots_grids", "grid epsilons are at most 64")
         out[int(head)] = [Fraction(v, 2**grid_bits) for v in vals]
     return out
 

@@ -140,12 +140,16 @@ class DominatingLaw:
 
     # ------------------------------------------------------------------ grid choice (floats guide)
     def eps_range(self, budget: Fraction) -> Fraction:
-        """Smallest power of two E (<= eps_max, rounded to a power of two) with U(E) <= budget."""
+        """Smallest power of two E >= 1/4 with U(E) <= budget, or the largest power of two <= eps_max."""
         top = self.source.eps_max
         e = Fraction(1, 4)
         while True:
-            if self.value(e)[1] <= budget or e >= top:
-                return e
+            if self.value(e)[1] <= budget or 2 * e > top:
+                return e  # beyond the engine's domain the rest is the mass at +infinity (sound)
+            try:
+                self.value(2 * e)
+            except (UndecidedError, ArithmeticError):
+                return e  # the engine cannot go further out: the rest is the mass at +infinity
             e *= 2
 
     def grid(self, grid_bits: int, tau: float, budget: Fraction, floor: float = 0.0) -> list[Fraction]:
@@ -170,9 +174,16 @@ class DominatingLaw:
                     new.append((pts[i] + pts[i + 1]) / 2)
             if not new:
                 break
+            ok = []
             for e in new:
-                self.value(e)
-            pts = sorted(set(pts) | set(new))
+                try:
+                    self.value(e)
+                    ok.append(e)
+                except (UndecidedError, ArithmeticError):
+                    pass  # this interval stays coarse (valid, only looser)
+            if not ok:
+                break
+            pts = sorted(set(pts) | set(ok))
         return pts
 
     # ------------------------------------------------------------------ the lattice pairs

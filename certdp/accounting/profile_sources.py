@@ -62,7 +62,7 @@ def _sgg_source(label: str, T: int, alpha: Fraction, power: Fraction, rate: Frac
     def bounds(eps: Fraction) -> tuple[Fraction, Fraction]:
         for bits in (128, 256, 512):
             with working_precision(bits):
-                ball = sgg_profile_enclosure(T, alpha, power, rate, eps, s, relative_eta=1e-9)
+                ball = sgg_profile_enclosure(T, alpha, power, rate, eps, s, relative_eta=1e-7)
                 if ball.is_finite():
                     return ball_endpoints(ball)
         raise UndecidedError(f"{label}: radial engine did not enclose delta({eps}) at 512 bits")

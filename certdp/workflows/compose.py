@@ -24,7 +24,16 @@ from typing import Any, Callable
 
 from flint import arb
 
-from certdp.accounting.accountant import Composition, MAX_GRID_BITS, MIN_GRID_BITS, account, lattice_bounds
+from certdp.accounting.accountant import (
+    GDP_MECHANISMS,
+    MAX_GRID_BITS,
+    MIN_GRID_BITS,
+    Composition,
+    account,
+    lattice_bounds,
+    parse_ctd_grids,
+)
+from certdp.accounting.profile_sources import CONNECT_THE_DOTS
 from certdp.accounting.plan import parse_plan
 from certdp.certificate import Certificate, Stopwatch
 from certdp.numbers import (
@@ -52,6 +61,12 @@ COMPOSITION_LEMMA = ("privacy-loss distributions composed by convolution; pessim
                      "lower ends, tails dropped) discretizations on h*Z, exact integer convolution with "
                      "directed rescaling, both adjacency directions (max); Gaussian groups merged exactly "
                      "into mu-GDP (Dong, Roth & Su 2022, Cor. 3.3)")
+CTD_LEMMA = (COMPOSITION_LEMMA + "; mechanisms without a closed-form loss law (SGG family, quasi-/multi-Gaussian) "
+             "by connect-the-dots pairs from their certified profile on a recorded epsilon grid: upper = convex "
+             "chords through certified upper bounds, a pair dominating the mechanism (Zhu, Dong & Wang 2022, "
+             "Thm. 10; negative epsilons by the reflection symmetry of the noise), lower = a symmetric pair "
+             "below certified tangent-extension lower bounds, dominated by the worst neighbouring pair "
+             "(Blackwell); masses rounded up / down")
 GDP_LEMMA = ("a plan of Gaussians is exactly mu-GDP with mu^2 = sum count Delta^2/sigma^2 (Dong, Roth & Su 2022, "
              "Cor. 3.3); delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) in Arb")
 COMPOSED_MONOTONICITY = {
@@ -62,12 +77,15 @@ COMPOSED_MONOTONICITY = {
 
 
 def _method(c: Composition) -> str:
-    return "gdp-closed-form" if c.discretization and c.discretization.get("route") == "closed-form" \
-        else "pld-lattice-accountant"
+    if c.discretization and c.discretization.get("route") == "closed-form":
+        return "gdp-closed-form"
+    if any(g.mechanism in CONNECT_THE_DOTS for g in c.plan.groups):
+        return "pld-lattice-connect-the-dots"
+    return "pld-lattice-accountant"
 
 
 def composition_lemma(method: str) -> str:
-    return GDP_LEMMA if method == "gdp-closed-form" else COMPOSITION_LEMMA
+    return {"gdp-closed-form": GDP_LEMMA, "pld-lattice-connect-the-dots": CTD_LEMMA}.get(method, COMPOSITION_LEMMA)
 
 
 def _certificate(c: Composition, clock: Stopwatch) -> Certificate:
@@ -256,7 +274,11 @@ def _check_composition(cert, say, check_recorded, enclosure_of) -> None:
     _require(cert.parameter is None and cert.value is None and cert.interval is None and cert.safe_side is None
              and cert.verdict is None and cert.condition is None,
              "a composition has no parameter, value, interval, safe side, verdict or condition")
-    _require(cert.method in ("gdp-closed-form", "pld-lattice-accountant"), f"unknown method {cert.method!r}")
+    _require(cert.method in ("gdp-closed-form", "pld-lattice-accountant", "pld-lattice-connect-the-dots"),
+             f"unknown method {cert.method!r}")
+    ctd = any(g.mechanism in CONNECT_THE_DOTS for g in plan.groups)
+    _require((cert.method == "pld-lattice-connect-the-dots") == ctd,
+             "the method must be pld-lattice-connect-the-dots exactly when the plan has connect-the-dots groups")
     _require(cert.lemma == composition_lemma(cert.method), "the lemma text is not the method's")
     disc = cert.extra.get("discretization")
     _require(isinstance(disc, dict), "extra.discretization is missing")
@@ -278,15 +300,21 @@ def _check_composition(cert, say, check_recorded, enclosure_of) -> None:
         _require(cert.delta_enclosure is None, "an epsilon enclosure records no delta enclosure")
         kw = {"delta": dlt}
     if cert.method == "gdp-closed-form":
-        _require(all(g.mechanism == "gaussian" for g in plan.groups), "gdp-closed-form needs a Gaussian-only plan")
+        _require(all(g.mechanism in GDP_MECHANISMS for g in plan.groups), "gdp-closed-form needs a Gaussian-only plan")
         grid = None
     else:
-        _require(any(g.mechanism != "gaussian" for g in plan.groups), "a Gaussian-only plan is closed form")
+        _require(any(g.mechanism not in GDP_MECHANISMS for g in plan.groups), "a Gaussian-only plan is closed form")
         text = disc.get("grid_bits")
         _require(isinstance(text, str) and text.isdigit(), "extra.discretization.grid_bits must be an integer")
         grid = int(text)
         _require(MIN_GRID_BITS <= grid <= MAX_GRID_BITS, f"grid_bits must be in [{MIN_GRID_BITS}, {MAX_GRID_BITS}]")
-    redo = account(plan, grid_bits=grid, **kw)
+    grids = None
+    if ctd:
+        try:
+            grids = parse_ctd_grids(disc.get("connect_the_dots_grids"), grid)
+        except InputError as exc:
+            raise _Fail(f"extra.discretization: {exc}") from None
+    redo = account(plan, grid_bits=grid, ctd_grids=grids, **kw)
     _require(redo.methods == cert.extra.get("groups"), "extra.groups is not what the accountant reports for this plan")
     _require(redo.discretization == disc, f"extra.discretization is not the accountant's ({redo.discretization})")
     path = "the GDP closed form in Arb" if grid is None else f"the lattice accountant at the recorded step 2^-{grid}"
