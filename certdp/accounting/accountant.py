@@ -65,7 +65,7 @@ __all__ = ["Composition", "account", "gdp_mu_squared", "gdp_delta_ball", "MAX_GR
 GDP_MECHANISMS = ("gaussian", "spherical-gaussian")
 #: connect-the-dots grids are refined until the chord-to-envelope gap is <= CTD_TAU_FACTOR * h as an
 #: epsilon shift (comparable to the lattice rounding of the closed-form laws)
-CTD_TAU_FACTOR = 16
+CTD_TAU_FACTOR = 1
 
 MAX_GRID_BITS = 24
 MAX_COEFFICIENTS = 2**23

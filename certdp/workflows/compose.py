@@ -54,6 +54,7 @@ COMPOSABLE: dict[str, tuple[str, dict[str, str | None]]] = {
     "gaussian": ("sigma", {"sensitivity": "1"}),
     "laplace": ("scale", {"sensitivity": "1"}),
     "subsampled-gaussian": ("sigma", {"sampling_rate": None}),
+    "l2-laplace": ("theta", {"dimension": None, "sensitivity": "1"}),
 }
 
 COMPOSITION_LEMMA = ("privacy-loss distributions composed by convolution; pessimistic (loss rounded up, "
@@ -73,6 +74,10 @@ COMPOSED_MONOTONICITY = {
     "gaussian": "delta decreasing in sigma (data processing: N(0,s'^2) = N(0,s^2) + N(0,s'^2-s^2))",
     "laplace": "delta decreasing in b (data processing: Lap(b') = Lap(b) + Y, Y = 0 w.p. (b/b')^2 else Lap(b'))",
     "subsampled-gaussian": "delta decreasing in sigma (data processing: extra independent Gaussian noise)",
+    "l2-laplace": ("delta non-increasing in theta for every eps >= 0 (seed 003 Prop. C.1: theta rescales the noise), "
+                   "hence for every eps in R by the reflection identity delta(-e) = 1 - e^-e + e^-e delta(e) of "
+                   "symmetric noise, so the step at a larger theta is a post-processing of the step at a smaller "
+                   "one (Blackwell)"),
 }
 
 
@@ -140,6 +145,8 @@ def _composed_fixed(mechanism: str, fixed: dict[str, Any]) -> dict[str, Fraction
         if raw is None:
             raise InputError(key, f"required for {mechanism}")
         value = parse_positive(raw, key)
+        if key == "dimension" and (value.denominator != 1 or value < 2):
+            raise InputError(key, f"must be an integer >= 2 (got {exact_str(value)})")
         if key == "sampling_rate" and not value <= 1:
             raise InputError(key, f"must lie in (0, 1] (got {exact_str(value)})")
         out[key] = value
