@@ -199,12 +199,20 @@ def _float_candidate(mechanism: str, eps: Fraction, delta: Fraction, fixed: dict
     if mechanism == "gaussian":
         single = Gaussian.float_candidate(float(eps), log_delta, sensitivity=fixed["sensitivity"])
         return None if single is None else single * math.sqrt(count)
+    if mechanism == "l2-laplace":
+        from certdp.workflows.sgg_composition import l2_laplace_composed_candidate
+
+        return l2_laplace_composed_candidate(float(eps), log_delta, int(fixed["dimension"]),
+                                             float(fixed["sensitivity"]), count)
     return None
 
 
 def default_grid_bits(mechanism: str, count: int) -> int:
     """Lattice step of a calibration's profile evaluations: K h ~ 0.02 (a ~1-2 % wide delta bracket)."""
-    return min(max(MIN_GRID_BITS, math.ceil(math.log2(max(count, 1) / 0.02))), 18)
+    bits = min(max(MIN_GRID_BITS, math.ceil(math.log2(max(count, 1) / 0.02))), 18)
+    if mechanism in CONNECT_THE_DOTS:  # the pairs' grid is refined to 2^-bits in epsilon shift
+        bits = max(bits, 9)
+    return bits
 
 
 def calibrate_composed(mechanism: str, *, epsilon: object, delta: object, compositions: object,
