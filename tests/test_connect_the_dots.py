@@ -159,3 +159,27 @@ def test_sgg_composition_certificate_roundtrip_and_forgery(tmp_path):
                          capture_output=True, text=True, env=env, timeout=600)
     results = json.loads(run.stdout)
     assert [r["status"] for r in results] == ["VALID", "INVALID", "INVALID"], run.stdout
+
+
+def test_composed_l2_laplace_calibration_roundtrip_and_below_sequential(tmp_path):
+    """Calibration under composition: VALID in a fresh process, the interval moved to the unsafe side is
+    INVALID, and its unsafe end lies below the sequential-composition scale (which is private for the
+    composition by the basic composition theorem, so the composed lower bound there is <= delta)."""
+    cert = certdp.calibrate("l2-laplace", epsilon="1", delta="1e-3", dimension=3, compositions=2, grid_bits=7,
+                            rtol="0.05")
+    seq = certdp.calibrate("l2-laplace", epsilon="1/2", delta="5e-4", dimension=3, rtol="1e-4")
+    lo, hi = (Fraction(x) for x in cert.interval)
+    assert lo < hi and lo < Fraction(seq.value)
+    good = tmp_path / "cal.json"
+    good.write_text(cert.to_json())
+    forged = Certificate.from_json(cert.to_json())
+    forged.interval = [exact_str(lo * Fraction(9, 10)), exact_str(lo * Fraction(95, 100))]
+    forged.value = forged.interval[1]
+    forged.guarantee = forged.statement()
+    forged.seal()
+    bad = tmp_path / "forged.json"
+    bad.write_text(forged.to_json())
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "certdp.cli.main", "verify", "--json", str(good), str(bad)],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert [r["status"] for r in json.loads(run.stdout)] == ["VALID", "INVALID"], run.stdout
