@@ -183,3 +183,19 @@ def test_composed_l2_laplace_calibration_roundtrip_and_below_sequential(tmp_path
     run = subprocess.run([sys.executable, "-m", "certdp.cli.main", "verify", "--json", str(good), str(bad)],
                          capture_output=True, text=True, env=env, timeout=600)
     assert [r["status"] for r in json.loads(run.stdout)] == ["VALID", "INVALID"], run.stdout
+
+
+@pytest.mark.slow
+def test_sgg_gaussian_member_through_the_radial_engine_contains_exact_gdp():
+    """SGG(alpha = T-1, p = 2, beta = 1/(2 sigma^2)) is N(0, sigma^2 I): three steps through the whole
+    pipeline (radial engine -> connect-the-dots -> lattice) must bracket the exact mu-GDP delta,
+    mu^2 = 3 s^2 / sigma^2 (50-digit mpmath)."""
+    plan = {"mechanisms": [{"mechanism": "sgg", "rate": "1/8", "dimension": 3, "alpha": "2", "power": "2",
+                            "count": 3}]}
+    c = account(plan, epsilon="1", grid_bits=8)
+    with mp.workdps(60):
+        mu = mp.sqrt(mp.mpf(3) / 4)
+        exact = mp.ncdf(-1 / mu + mu / 2) - mp.e * mp.ncdf(-1 / mu - mu / 2)
+        lo, hi = c.enclosure.lower, c.enclosure.upper
+        assert mp.mpf(lo.numerator) / lo.denominator <= exact <= mp.mpf(hi.numerator) / hi.denominator
+    assert c.relative_width < 0.05
