@@ -199,3 +199,18 @@ def test_sgg_gaussian_member_through_the_radial_engine_contains_exact_gdp():
         lo, hi = c.enclosure.lower, c.enclosure.upper
         assert mp.mpf(lo.numerator) / lo.denominator <= exact <= mp.mpf(hi.numerator) / hi.denominator
     assert c.relative_width < 0.05
+
+
+def test_lowered_point_is_proven_below_the_chord():
+    """The lower hull's safe move for an ambiguous point: lower it until Arb proves it below the chord."""
+    from certdp.accounting.dominating import _chord_minus, lowered_below_chord
+
+    with working_precision(256):
+        a = (arb(1), Fraction(1), 0)
+        c = (arb(3), Fraction(0), 2)
+        b = (arb(2) + arb("1e-70") * arb(0, 1), Fraction(1, 2), 1)  # on the chord, x only known to 1e-70
+        d = _chord_minus(a, b, c)
+        assert not d > 0 and not d <= 0  # ambiguous
+        y = lowered_below_chord(a, b, c)
+        assert y < Fraction(1, 2) and Fraction(1, 2) - y < Fraction(1, 10**30)
+        assert _chord_minus(a, (b[0], y, 1), c) > 0

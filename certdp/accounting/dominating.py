@@ -90,7 +90,8 @@ from certdp.accounting.pld import LatticePLD
 from certdp.numbers import UndecidedError, arb_of, working_precision
 from certdp.numbers.balls import ball_endpoints
 
-__all__ = ["ProfileSource", "DominatingLaw", "upper_pair", "lower_pair", "METHOD", "MAX_GRID_POINTS"]
+__all__ = ["ProfileSource", "DominatingLaw", "upper_pair", "lower_pair", "lowered_below_chord", "METHOD",
+           "MAX_GRID_POINTS"]
 
 METHOD = "connect-the-dots"
 MAX_GRID_POINTS = 4096
@@ -268,6 +269,25 @@ def _chord_minus(a, b, c) -> arb:
     return ya_ + (yc_ - ya_) * (xb - xa) / (xc - xa) - _exact(yb)
 
 
+def lowered_below_chord(a, b, c) -> Fraction:
+    """A value y' <= b's y with b' = (x_b, y') proven strictly below the chord through a and c.
+
+    y' = (lower end of the chord's ball at x_b) - (its width) - 2^-(prec/2): lowering a point of the
+    lower construction keeps it below g; the margin makes the strict comparison decidable."""
+    xa, ya, _ = a
+    xb, yb, _ = b
+    xc, yc, _ = c
+    ya_, yc_ = _exact(ya), _exact(yc)
+    chord = ya_ + (yc_ - ya_) * (xb - xa) / (xc - xa)
+    lo, hi = ball_endpoints(chord)
+    from flint import ctx
+
+    y = min(Fraction(yb), lo - (hi - lo) - Fraction(1, 2 ** (ctx.prec // 2)))
+    if not _chord_minus(a, (xb, y, None), c) > 0:
+        raise UndecidedError("connect-the-dots lower hull: cannot separate a point from a chord")
+    return y
+
+
 def _to_units(x: arb, scale_bits: int, up: bool) -> int:
     v = x * arb(2) ** scale_bits
     if up:
@@ -389,11 +409,8 @@ def lower_pair(points: list[tuple[Fraction, Fraction, Fraction]], grid_bits: int
                     stack.pop()  # proven on or above the chord: dropping it does not raise f
                     continue
                 # ambiguous: LOWER the middle point strictly below the chord (keeps f <= g)
-                xa, ya, _ = stack[-2]
-                xb = stack[-1][0]
-                chord = _exact(ya) + (_exact(p[1]) - _exact(ya)) * (xb - xa) / (p[0] - xa)
-                new_y = _lo(chord) - 2 * Fraction(chord.rad()) if chord.rad() > 0 else _lo(chord)
-                if new_y < 0 or new_y >= stack[-1][1]:
+                new_y = lowered_below_chord(tuple(stack[-2]), tuple(stack[-1]), tuple(p))
+                if new_y < 0:
                     raise UndecidedError("connect-the-dots lower hull: cannot separate a point from a chord")
                 stack[-1][1] = new_y
             stack.append(p)
