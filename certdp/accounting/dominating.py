@@ -28,7 +28,7 @@ piecewise-linear f with f(0) = 1, slope >= -1 at 0 and vertices at e^l_j (l_j in
 profile of such a pair (q_j = slope jumps, p_j = q_j e^l_j, p_inf = f(+inf), Q's missing mass
 1 - sum q_j at loss -infinity).
 
-**Upper pair** (Zhu, Dong & Wang, AISTATS 2022, Def. 8 and Thm. 10: a pair (P', Q') with
+**Upper pair** (Zhu, Dong & Wang, AISTATS 2022, dominating pairs and Thm. 10: a pair (P', Q') with
 H_x(P' || Q') >= H_x(M(D) || M(D')) for all x >= 0 -- all eps in R -- and all neighbours
 dominates M, and the product of dominating pairs dominates the adaptive composition). With
 certified U_i >= G(x_i) at x_i = e^eps_i (eps_i in [-E, E], the negative ones from (R), upper
