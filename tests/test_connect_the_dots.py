@@ -214,3 +214,19 @@ def test_lowered_point_is_proven_below_the_chord():
         y = lowered_below_chord(a, b, c)
         assert y < Fraction(1, 2) and Fraction(1, 2) - y < Fraction(1, 10**30)
         assert _chord_minus(a, (b[0], y, 1), c) > 0
+
+
+@pytest.mark.parametrize("mechanism, extra", [
+    ("multi-gaussian", {"components": 1}),
+    pytest.param("quasi-gaussian", {}, marks=pytest.mark.slow),
+])
+def test_count_one_mixture_overlaps_the_exact_engine_profile(mechanism, extra):
+    """One mixture step: the accountant's bracket and the exact engine's profile enclosure (a separate
+    run of the engine with its own tolerances) must overlap -- each contains the true delta. At a grid
+    epsilon (0.5) the upper end is the engine's certified upper bound itself."""
+    c = account({"mechanisms": [{"mechanism": mechanism, "sigma": "2", "shape_epsilon": "1", "count": 1, **extra}]},
+                epsilon="0.5", grid_bits=7)
+    prof = certdp.profile(mechanism, value="2", epsilon="0.5", shape_epsilon="1", **extra)
+    lo, hi = (Fraction(x) for x in prof.delta_enclosure)
+    assert c.enclosure.lower <= hi and lo <= c.enclosure.upper
+    assert c.relative_width < 0.05
