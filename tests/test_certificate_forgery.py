@@ -35,10 +35,13 @@ CERTIFICATES = {
     "composition-pld-coupled": lambda: certdp.compose(COUPLED_PLAN, epsilon="1", grid_bits=6),
     "composed-gaussian-calibration": lambda: calibrate("gaussian", epsilon="1", delta="1e-5", sensitivity=1,
                                                        compositions=10),
+    "composition-connect-the-dots": lambda: certdp.compose(CTD_PLAN, epsilon="0.5", grid_bits=6),
 }
 
 COUPLED_PLAN = {"mechanisms": [{"mechanism": "laplace", "scale": "20", "count": 30},
                                {"mechanism": "subsampled-gaussian", "sigma": "2", "sampling_rate": "0.1", "count": 20}]}
+CTD_PLAN = {"mechanisms": [{"mechanism": "l2-laplace", "theta": "2", "dimension": "3", "count": 2}]}
+
 COMPOSITION_PLAN = {"mechanisms": [{"mechanism": "laplace", "scale": "2", "count": 2},
                                    {"mechanism": "subsampled-gaussian", "sigma": "1", "sampling_rate": "0.5", "count": 1}]}
 

@@ -24,6 +24,7 @@ The lattice step h = 2^-grid_bits is chosen so that the bracket's relative width
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -32,7 +33,10 @@ from typing import Any
 
 from flint import arb
 
+from certdp.accounting.dominating import METHOD as CTD_METHOD
+from certdp.accounting.dominating import DominatingLaw
 from certdp.accounting.losses import (
+    AtomLaw,
     LossLaw,
     XFormLaw,
     discretize,
@@ -43,9 +47,11 @@ from certdp.accounting.losses import (
     ggm_loss,
     laplace_loss,
     subsampled_gaussian_losses,
+    uniform_loss,
 )
 from certdp.accounting.coupling import DirectionBounds
 from certdp.accounting.pld import LatticePLD, budget_active, charge, compose_all, power
+from certdp.accounting.profile_sources import CONNECT_THE_DOTS, source_for
 from certdp.accounting.plan import Plan, parse_plan
 from certdp.numbers import (
     Enclosure,
@@ -59,7 +65,15 @@ from certdp.numbers import (
 )
 from certdp.numbers.balls import ball_endpoints
 
-__all__ = ["Composition", "account", "gdp_mu_squared", "gdp_delta_ball", "MAX_GRID_BITS", "lattice_bounds"]
+__all__ = ["Composition", "account", "gdp_mu_squared", "gdp_delta_ball", "MAX_GRID_BITS", "lattice_bounds",
+           "GDP_MECHANISMS", "CTD_TAU_FACTOR", "encode_ctd_grids", "parse_ctd_grids"]
+
+#: plan mechanisms that are exactly Gaussian (the spherical Gaussian N(0, sigma^2 I) with l2
+#: sensitivity s has the privacy-loss law of the 1-D Gaussian with Delta = s: rotate the shift)
+GDP_MECHANISMS = ("gaussian", "spherical-gaussian")
+#: connect-the-dots grids are refined until the chord-to-envelope gap is <= CTD_TAU_FACTOR * h as an
+#: epsilon shift (comparable to the lattice rounding of the closed-form laws)
+CTD_TAU_FACTOR = 1
 
 MAX_GRID_BITS = 24
 MAX_COEFFICIENTS = 2**23
@@ -107,7 +121,7 @@ class Composition:
 def gdp_mu_squared(plan: Plan) -> Fraction:
     """mu^2 = sum count * (Delta/sigma)^2 over the plan's Gaussian groups (exact)."""
     return sum((g.count * (g.get("sensitivity") / g.get("sigma")) ** 2 for g in plan.groups
-                if g.mechanism == "gaussian"), Fraction(0))
+                if g.mechanism in GDP_MECHANISMS), Fraction(0))
 
 
 def gdp_delta_ball(mu2: Fraction, epsilon: arb) -> arb:
@@ -158,6 +172,21 @@ def _gdp_epsilon(mu2: Fraction, delta: Fraction) -> tuple[Enclosure, list[str]]:
 
 # ------------------------------------------------------------------------------ lattice route
 
+_CTD_LAWS: dict[str, DominatingLaw] = {}
+
+
+def _ctd_law(g) -> DominatingLaw:
+    """The connect-the-dots law of a group, shared across calls (its profile cache is reused)."""
+    key = json.dumps({k: v for k, v in g.canonical().items() if k != "count"}, sort_keys=True)
+    law = _CTD_LAWS.get(key)
+    if law is None:
+        law = DominatingLaw(source_for(g.mechanism, dict(g.params)))
+        if len(_CTD_LAWS) >= 64:
+            _CTD_LAWS.pop(next(iter(_CTD_LAWS)))
+        _CTD_LAWS[key] = law
+    return law
+
+
 def _group_laws(plan: Plan) -> list[tuple[str, dict[str, LossLaw | XFormLaw], int]]:
     """(method label, {direction: law}, count) per lattice component (Gaussians merged into one)."""
     out: list[tuple[str, dict[str, LossLaw], int]] = []
@@ -187,6 +216,12 @@ def _group_laws(plan: Plan) -> list[tuple[str, dict[str, LossLaw | XFormLaw], in
             else:
                 remove, add = subsampled_gaussian_losses(g.get("sigma"), g.get("sampling_rate"))
                 out.append(("subsampled-gaussian", {"remove": remove, "add": add}, g.count))
+        elif g.mechanism == "uniform":
+            law = uniform_loss(g.get("scale"), g.get("sensitivity"))
+            out.append(("uniform", {"remove": law, "add": law}, g.count))
+        elif g.mechanism in CONNECT_THE_DOTS:
+            law = _ctd_law(g)
+            out.append((g.mechanism, {"remove": law, "add": law}, g.count))
     return out
 
 
@@ -225,12 +260,17 @@ def _settings(plan: Plan, delta_ref: Fraction | None) -> tuple[int, float, int]:
 
 def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None,
                    cache: dict | None = None, sides: tuple[str, ...] = ("upper", "lower"),
-                   coupled: bool = True) -> dict[str, DirectionBounds]:
+                   coupled: bool = True,
+                   ctd_grids: dict[int, list[Fraction]] | None = None,
+                   grids_used: dict[int, list[Fraction]] | None = None,
+                   ) -> dict[str, DirectionBounds]:
     """{direction: DirectionBounds} of the plan at step 2^-grid_bits (a side not in ``sides`` is None).
 
     Laws with a certified partial mean are discretized by the coupled rule when ``coupled`` (their
     rounding errors enter through Hoeffding's inequality, :mod:`certdp.accounting.coupling`), the
-    others by the deterministic upper / lower rule."""
+    others by the deterministic upper / lower rule. Connect-the-dots groups use the epsilon grid
+    ``ctd_grids[k]`` (k = index of the component in the order of :func:`_group_laws`) when given,
+    else an adaptive one; the grids used are written to ``grids_used``."""
     scale_bits, tail_prob, tail = _settings(plan, delta_ref)
     coarse_mass = (float(delta_ref) if delta_ref is not None else 1e-12) * 2.0**-7
     components = _group_laws(plan)
@@ -242,6 +282,8 @@ def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None
         for direction in directions:
             for _, laws, count in components:
                 law = laws[direction]
+                if isinstance(law, (DominatingLaw, AtomLaw)):
+                    continue  # connect-the-dots grids are capped by the verifier; atoms cost nothing
                 float_law = law.law if isinstance(law, XFormLaw) else law
                 charge(len(_evaluation_points(float_law, grid_bits, tail_prob, coarse_mass)) * (2 if isinstance(law, XFormLaw) else 1),
                        f"the discretization of {law.name}")
@@ -249,7 +291,7 @@ def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None
     for direction in directions:
         ups, lows = [], []
         n_coupled, bias_lo, bias_hi, range_sq = 0, Fraction(0), Fraction(0), Fraction(0)
-        for _, laws, count in components:
+        for k, (_, laws, count) in enumerate(components):
             law = laws[direction]
             use_coupled = coupled and ((isinstance(law, LossLaw) and law.partial_mean is not None)
                                        or (isinstance(law, XFormLaw) and law.partial_mean_x is not None))
@@ -258,7 +300,18 @@ def lattice_bounds(plan: Plan, grid_bits: int, delta_ref: Fraction | None = None
                 up, low, bias = cache[key]
             else:
                 bias = None
-                if use_coupled:
+                if isinstance(law, DominatingLaw):
+                    tau = CTD_TAU_FACTOR * 2.0**-grid_bits
+                    given = None if ctd_grids is None else ctd_grids.get(k)
+                    # the mass left at +infinity costs ~ steps * U(E): keep it ~2^-10 of the delta of interest
+                    budget = Fraction(coarse_mass * 2.0**-3 / plan.total_count)
+                    up1, low1, grid = law.lattice_pair(grid_bits, scale_bits, tau, budget, floor=float(budget),
+                                                       grid=given)
+                    if grids_used is not None:
+                        grids_used[k] = grid
+                elif isinstance(law, AtomLaw):
+                    up1, low1 = law.lattice(grid_bits, scale_bits)
+                elif use_coupled:
                     if isinstance(law, XFormLaw):
                         cd = discretize_x_coupled(law, grid_bits, scale_bits, tail_prob, coarse_mass)
                     else:
@@ -332,15 +385,41 @@ def use_coupling(plan: Plan) -> bool:
     return coupled > 32
 
 
+def encode_ctd_grids(grids: dict[int, list[Fraction]], grid_bits: int) -> str:
+    """``"k:n0,n1,...;..."``: component k's connect-the-dots grid as integer multiples of 2^-grid_bits."""
+    return ";".join(f"{k}:" + ",".join(str(int(e * 2**grid_bits)) for e in grids[k]) for k in sorted(grids))
+
+
+def parse_ctd_grids(text: object, grid_bits: int, max_points: int = 20000) -> dict[int, list[Fraction]]:
+    """Inverse of :func:`encode_ctd_grids`; InputError on anything but sorted non-negative integers from 0."""
+    if not isinstance(text, str) or len(text) > 2_000_000:
+        raise InputError("connect_the_dots_grids", "must be a string")
+    out: dict[int, list[Fraction]] = {}
+    for part in text.split(";"):
+        head, _, body = part.partition(":")
+        nums = body.split(",")
+        if not head.isdigit() or not all(n.isdigit() for n in nums) or len(nums) > max_points:
+            raise InputError("connect_the_dots_grids", "malformed grid")
+        vals = [int(n) for n in nums]
+        if vals[0] != 0 or any(b <= a for a, b in zip(vals, vals[1:])) or len(vals) < 2:
+            raise InputError("connect_the_dots_grids", "a grid is strictly increasing from 0 with >= 2 points")
+        if vals[-1] > 64 * 2**grid_bits:
+            raise InputError("connect_the_dots_grids", "grid epsilons are at most 64")
+        out[int(head)] = [Fraction(v, 2**grid_bits) for v in vals]
+    return out
+
+
 def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bits: int | None = None,
             rtol: object = "0.01", max_grid_bits: int = MAX_GRID_BITS, coupling: object = "auto",
-            delta_ref: object = None) -> Composition:
+            delta_ref: object = None, ctd_grids: dict[int, list[Fraction]] | None = None) -> Composition:
     """Certified delta(eps) (give ``epsilon``) or eps(delta) (give ``delta``) of the composed ``plan``.
 
     ``coupling``: "auto" (see :func:`use_coupling`), True (coupled rule for every law with a certified
     partial mean) or False (deterministic rule only). ``delta_ref`` (epsilon mode): the delta scale
     that sets the tail mass moved per truncation and the integer scale (tightness only; by default
-    1e-12 for the first lattice, then the first lattice's certified upper bound)."""
+    1e-12 for the first lattice, then the first lattice's certified upper bound). ``ctd_grids`` (with
+    a fixed ``grid_bits``): the connect-the-dots epsilon grids to use, as recorded in a certificate
+    (any grid gives valid bounds)."""
     start = time.perf_counter()
     plan = parse_plan(plan)
     if (epsilon is None) == (delta is None):
@@ -353,9 +432,10 @@ def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bit
     if grid_bits is not None and not (isinstance(grid_bits, int) and MIN_GRID_BITS <= grid_bits <= MAX_GRID_BITS):
         raise InputError("grid_bits", f"must be an integer in [{MIN_GRID_BITS}, {MAX_GRID_BITS}]")
     mu2 = gdp_mu_squared(plan)
-    non_gauss = [g for g in plan.groups if g.mechanism != "gaussian"]
-    methods = [{"group": g.label(), "method": "gdp-closed-form" if g.mechanism == "gaussian" and not non_gauss
-                else ("gdp-merged-then-pld-lattice" if g.mechanism == "gaussian" else "pld-lattice")}
+    non_gauss = [g for g in plan.groups if g.mechanism not in GDP_MECHANISMS]
+    methods = [{"group": g.label(), "method": "gdp-closed-form" if g.mechanism in GDP_MECHANISMS and not non_gauss
+                else ("gdp-merged-then-pld-lattice" if g.mechanism in GDP_MECHANISMS
+                      else (f"{CTD_METHOD}-pld-lattice" if g.mechanism in CONNECT_THE_DOTS else "pld-lattice"))}
                for g in plan.groups]
     result = Composition(plan, eps, dlt, None, methods=methods)
     if not non_gauss:
@@ -377,7 +457,9 @@ def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bit
     previous = math.inf
     ref = dlt if dlt is not None else (parse_probability(delta_ref, "delta_ref") if delta_ref is not None else None)
     for _ in range(4):
-        bounds = lattice_bounds(plan, bits, ref, cache, coupled=coupled)
+        grids_used: dict[int, list[Fraction]] = {}
+        bounds = lattice_bounds(plan, bits, ref, cache, coupled=coupled, ctd_grids=ctd_grids,
+                                grids_used=grids_used)
         enc, infinite, per = _lattice_answer(bounds, eps, dlt)
         result.enclosure, result.epsilon_upper_infinite, result.directions = enc, infinite, per
         result.bounds = bounds
@@ -407,6 +489,10 @@ def account(plan: Any, *, epsilon: object = None, delta: object = None, grid_bit
                              "scale_bits": str(scale_bits), "tail_per_truncation": f"{tail_prob:.3e}",
                              "rounding": "coupled-hoeffding" if coupled else "deterministic",
                              **({"delta_ref": _exact(ref)} if eps is not None and ref is not None else {})}
+    if grids_used:
+        result.discretization["connect_the_dots_grids"] = encode_ctd_grids(grids_used, bits)
+        result.discretization["connect_the_dots_grid_points"] = ",".join(
+            str(len(grids_used[k])) for k in sorted(grids_used))
     if adaptive and result.relative_width > float(tol):
         result.notes.append(f"relative width {result.relative_width:.3g} > rtol {float(tol)} at the finest "
                             f"grid tried (2^-{bits})")

@@ -37,7 +37,8 @@ from certdp.accounting.pld import LatticePLD
 from certdp.numbers import arb_of, normal_cdf, normal_sf, working_precision
 
 __all__ = ["LossLaw", "gaussian_loss", "laplace_loss", "subsampled_gaussian_losses", "discretize",
-           "discretize_coupled", "discretize_x_coupled", "CoupledDiscretization", "MAX_STRIDE"]
+           "discretize_coupled", "discretize_x_coupled", "CoupledDiscretization", "MAX_STRIDE", "AtomLaw",
+           "uniform_loss"]
 
 MAX_STRIDE = 64
 
@@ -307,6 +308,35 @@ def subsampled_gaussian_losses(sigma: Fraction, rate: Fraction) -> tuple[LossLaw
 
 def _fraction_above(x: float) -> Fraction:
     return Fraction(x) + Fraction(1, 2**30) * max(1.0, abs(x))
+
+
+@dataclass(frozen=True)
+class AtomLaw:
+    """A loss law with atoms at 0 and +infinity only (uniform noise on [-b, b], shift Delta <= 2b:
+    P(L = +inf) = Delta/(2b), P(L = 0) = 1 - Delta/(2b); Delta >= 2b: all mass at +inf). Symmetric
+    (the reflection x -> Delta - x swaps the pair), exact rationals: the lattice measures are the
+    masses rounded up (upper) / down (lower), nothing else is discretized."""
+
+    name: str
+    at_zero: Fraction
+    at_infinity: Fraction
+
+    def lattice(self, grid_bits: int, scale_bits: int) -> tuple[LatticePLD, LatticePLD]:
+        out = []
+        for side in ("upper", "lower"):
+            def units(q: Fraction) -> int:
+                v = q * 2**scale_bits
+                return -((-v.numerator) // v.denominator) if side == "upper" else v.numerator // v.denominator
+            zero = units(self.at_zero)
+            out.append(LatticePLD(side, grid_bits, scale_bits, 0, fmpz_poly([zero] if zero else []),
+                                  units(self.at_infinity), 1))
+        return out[0], out[1]
+
+
+def uniform_loss(scale: Fraction, sensitivity: Fraction) -> AtomLaw:
+    """Uniform noise on [-b, b] with shift Delta (seed 004 Sec. 3.2, p = infinity)."""
+    top = min(Fraction(1), Fraction(sensitivity) / (2 * Fraction(scale)))
+    return AtomLaw("uniform", 1 - top, top)
 
 
 # ------------------------------------------------------------------------------ discretization

@@ -27,9 +27,19 @@ PLAN_MECHANISMS: dict[str, dict[str, str | None]] = {
     "laplace": {"scale": None, "sensitivity": "1"},
     "subsampled-gaussian": {"sigma": None, "sampling_rate": None},
     "ggm": {"scale": None, "shape": None, "sensitivity": "1"},
+    # exact loss laws: uniform (loss 0 or +inf); the spherical Gaussian is the 1-D Gaussian with Delta = s
+    "uniform": {"scale": None, "sensitivity": "1"},
+    "spherical-gaussian": {"sigma": None, "dimension": None, "sensitivity": "1"},
+    # connect-the-dots dominating pairs from the certified profile (certdp/accounting/dominating.py)
+    "sgg": {"rate": None, "dimension": None, "alpha": None, "power": None, "sensitivity": "1"},
+    "l2-laplace": {"theta": None, "dimension": None, "sensitivity": "1"},
+    "r1smg": {"sigma_star": None, "dimension": None, "sensitivity": "1"},
+    "quasi-gaussian": {"sigma": None, "shape_epsilon": None, "sensitivity": "1"},
+    "multi-gaussian": {"sigma": None, "shape_epsilon": None, "components": "1", "sensitivity": "1"},
 }
 ALIASES = {"analytic-gaussian": "gaussian", "dp-sgd": "subsampled-gaussian", "poisson-subsampled-gaussian":
-           "subsampled-gaussian"}
+           "subsampled-gaussian", "qg": "quasi-gaussian", "mg": "multi-gaussian",
+           "spherical-generalized-gamma": "sgg"}
 
 
 @dataclass(frozen=True)
@@ -107,13 +117,36 @@ def _group(entry: Any, i: int) -> Group:
         raw = entry.get(key, default)
         if isinstance(raw, bool):
             raise InputError(f"{where}.{key}", "must be a number")
-        value = parse_positive(raw, f"{where}.{key}")
+        value = _parameter(key, raw, f"{where}.{key}")
         if key == "sampling_rate" and not value <= 1:
             raise InputError(f"{where}.{key}", f"must lie in (0, 1] (got {exact_str(value)})")
         if key == "shape" and not value >= 1:
             raise InputError(f"{where}.{key}", f"must be a finite rational >= 1 (got {exact_str(value)})")
         params.append((key, value))
+    if "alpha" in spec:
+        alpha, dim = dict(params)["alpha"], dict(params)["dimension"]
+        if not -1 < alpha <= dim - 1:
+            raise InputError(f"{where}.alpha", f"must lie in (-1, T-1] = (-1, {dim - 1}] (seed 003 Lemma 4.1)")
     return Group(name, tuple(params), count)
+
+
+def _parameter(key: str, raw: Any, where: str) -> Fraction:
+    """One plan parameter: integers for ``dimension`` (>= 2) and ``components`` (>= 0), any exact
+    rational for ``alpha``, a positive rational otherwise."""
+    if key == "alpha":
+        return parse_exact(raw, where)
+    if key in ("dimension", "components"):
+        try:
+            q = parse_exact(raw, where)
+        except InputError:
+            q = None
+        low = 2 if key == "dimension" else 0
+        if q is None or q.denominator != 1 or q < low:
+            raise InputError(where, f"must be an integer >= {low}")
+        if q > 10**4 if key == "dimension" else q > 50:  # the engines' supported domains (docs/domains.md)
+            raise InputError(where, f"at most {10**4 if key == 'dimension' else 50} in a plan")
+        return q
+    return parse_positive(raw, where)
 
 
 def parse_plan(plan: Any) -> Plan:

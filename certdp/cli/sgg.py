@@ -114,12 +114,15 @@ def _calibrate_preset(name: str):
     @_rtol
     @json_option
     @output_option
-    def command(dimension, epsilon, delta, sensitivity, rtol, as_json, output):
+    @click.option("--compositions", "-k", default=None, metavar="K",
+                  help="Calibrate the per-step scale of K identical steps (composed, certified; l2-laplace).")
+    def command(dimension, epsilon, delta, sensitivity, rtol, as_json, output, compositions):
         from certdp.workflows.calibrate import calibrate as calibrate_workflow
 
+        extra = {} if compositions is None else {"compositions": compositions}
         with _spinner(f"certifying the {name} bracket...", as_json):
             cert = calibrate_workflow(name, epsilon=epsilon, delta=delta, rtol=rtol, dimension=dimension,
-                                      sensitivity=sensitivity)
+                                      sensitivity=sensitivity, **extra)
         sys.exit(emit_certificate(cert, as_json, output))
 
     command.__doc__ = f"Minimal certified {_PRESETS[name][1]} of the {name} mechanism (an SGG preset)."

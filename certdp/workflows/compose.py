@@ -25,13 +25,16 @@ from typing import Any, Callable
 from flint import arb
 
 from certdp.accounting.accountant import (
-    Composition,
+    GDP_MECHANISMS,
     MAX_GRID_BITS,
     MIN_GRID_BITS,
+    Composition,
     account,
     lattice_bounds,
+    parse_ctd_grids,
     use_coupling,
 )
+from certdp.accounting.profile_sources import CONNECT_THE_DOTS
 from certdp.accounting.plan import parse_plan
 from certdp.certificate import Certificate, Stopwatch
 from certdp.numbers import (
@@ -52,6 +55,7 @@ COMPOSABLE: dict[str, tuple[str, dict[str, str | None]]] = {
     "gaussian": ("sigma", {"sensitivity": "1"}),
     "laplace": ("scale", {"sensitivity": "1"}),
     "subsampled-gaussian": ("sigma", {"sampling_rate": None}),
+    "l2-laplace": ("theta", {"dimension": None, "sensitivity": "1"}),
 }
 
 COMPOSITION_LEMMA = ("privacy-loss distributions composed by convolution; pessimistic (loss rounded up, "
@@ -59,22 +63,35 @@ COMPOSITION_LEMMA = ("privacy-loss distributions composed by convolution; pessim
                      "lower ends, tails dropped) discretizations on h*Z, exact integer convolution with "
                      "directed rescaling, both adjacency directions (max); Gaussian groups merged exactly "
                      "into mu-GDP (Dong, Roth & Su 2022, Cor. 3.3)")
+CTD_LEMMA = (COMPOSITION_LEMMA + "; mechanisms without a closed-form loss law (SGG family, quasi-/multi-Gaussian) "
+             "by connect-the-dots pairs from their certified profile on a recorded epsilon grid: upper = convex "
+             "chords through certified upper bounds, a pair dominating the mechanism (Zhu, Dong & Wang 2022, "
+             "Thm. 10; negative epsilons by the reflection symmetry of the noise), lower = a symmetric pair "
+             "below certified tangent-extension lower bounds, dominated by the worst neighbouring pair "
+             "(Blackwell); masses rounded up / down")
 GDP_LEMMA = ("a plan of Gaussians is exactly mu-GDP with mu^2 = sum count Delta^2/sigma^2 (Dong, Roth & Su 2022, "
              "Cor. 3.3); delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) in Arb")
 COMPOSED_MONOTONICITY = {
     "gaussian": "delta decreasing in sigma (data processing: N(0,s'^2) = N(0,s^2) + N(0,s'^2-s^2))",
     "laplace": "delta decreasing in b (data processing: Lap(b') = Lap(b) + Y, Y = 0 w.p. (b/b')^2 else Lap(b'))",
     "subsampled-gaussian": "delta decreasing in sigma (data processing: extra independent Gaussian noise)",
+    "l2-laplace": ("delta non-increasing in theta for every eps >= 0 (seed 003 Prop. C.1: theta rescales the noise), "
+                   "hence for every eps in R by the reflection identity delta(-e) = 1 - e^-e + e^-e delta(e) of "
+                   "symmetric noise, so the step at a larger theta is a post-processing of the step at a smaller "
+                   "one (Blackwell)"),
 }
 
 
 def _method(c: Composition) -> str:
-    return "gdp-closed-form" if c.discretization and c.discretization.get("route") == "closed-form" \
-        else "pld-lattice-accountant"
+    if c.discretization and c.discretization.get("route") == "closed-form":
+        return "gdp-closed-form"
+    if any(g.mechanism in CONNECT_THE_DOTS for g in c.plan.groups):
+        return "pld-lattice-connect-the-dots"
+    return "pld-lattice-accountant"
 
 
 def composition_lemma(method: str) -> str:
-    return GDP_LEMMA if method == "gdp-closed-form" else COMPOSITION_LEMMA
+    return {"gdp-closed-form": GDP_LEMMA, "pld-lattice-connect-the-dots": CTD_LEMMA}.get(method, COMPOSITION_LEMMA)
 
 
 def _certificate(c: Composition, clock: Stopwatch) -> Certificate:
@@ -131,6 +148,8 @@ def _composed_fixed(mechanism: str, fixed: dict[str, Any]) -> dict[str, Fraction
         if raw is None:
             raise InputError(key, f"required for {mechanism}")
         value = parse_positive(raw, key)
+        if key == "dimension" and (value.denominator != 1 or value < 2):
+            raise InputError(key, f"must be an integer >= 2 (got {exact_str(value)})")
         if key == "sampling_rate" and not value <= 1:
             raise InputError(key, f"must lie in (0, 1] (got {exact_str(value)})")
         out[key] = value
@@ -185,6 +204,11 @@ def _float_candidate(mechanism: str, eps: Fraction, delta: Fraction, fixed: dict
     if mechanism == "gaussian":
         single = Gaussian.float_candidate(float(eps), log_delta, sensitivity=fixed["sensitivity"])
         return None if single is None else single * math.sqrt(count)
+    if mechanism == "l2-laplace":
+        from certdp.workflows.sgg_composition import l2_laplace_composed_candidate
+
+        return l2_laplace_composed_candidate(float(eps), log_delta, int(fixed["dimension"]),
+                                             float(fixed["sensitivity"]), count)
     return None
 
 
@@ -192,7 +216,10 @@ def default_grid_bits(mechanism: str, count: int) -> int:
     """Lattice step of a calibration's profile evaluations: W h ~ 0.02 (a ~1-2 % wide delta bracket), W
     the bracket width in steps (K deterministic, ~2 sqrt(8 K) coupled, see accountant.use_coupling)."""
     width = 2 * math.sqrt(8 * count) if count > 32 else max(count, 1)
-    return min(max(MIN_GRID_BITS, math.ceil(math.log2(width / 0.02))), 18)
+    bits = min(max(MIN_GRID_BITS, math.ceil(math.log2(width / 0.02))), 18)
+    if mechanism in CONNECT_THE_DOTS:  # the pairs' grid is refined to 2^-bits in epsilon shift
+        bits = max(bits, 9)
+    return bits
 
 
 def calibrate_composed(mechanism: str, *, epsilon: object, delta: object, compositions: object,
@@ -269,7 +296,11 @@ def _check_composition(cert, say, check_recorded, enclosure_of) -> None:
     _require(cert.parameter is None and cert.value is None and cert.interval is None and cert.safe_side is None
              and cert.verdict is None and cert.condition is None,
              "a composition has no parameter, value, interval, safe side, verdict or condition")
-    _require(cert.method in ("gdp-closed-form", "pld-lattice-accountant"), f"unknown method {cert.method!r}")
+    _require(cert.method in ("gdp-closed-form", "pld-lattice-accountant", "pld-lattice-connect-the-dots"),
+             f"unknown method {cert.method!r}")
+    ctd = any(g.mechanism in CONNECT_THE_DOTS for g in plan.groups)
+    _require((cert.method == "pld-lattice-connect-the-dots") == ctd,
+             "the method must be pld-lattice-connect-the-dots exactly when the plan has connect-the-dots groups")
     _require(cert.lemma == composition_lemma(cert.method), "the lemma text is not the method's")
     disc = cert.extra.get("discretization")
     _require(isinstance(disc, dict), "extra.discretization is missing")
@@ -291,10 +322,10 @@ def _check_composition(cert, say, check_recorded, enclosure_of) -> None:
         _require(cert.delta_enclosure is None, "an epsilon enclosure records no delta enclosure")
         kw = {"delta": dlt}
     if cert.method == "gdp-closed-form":
-        _require(all(g.mechanism == "gaussian" for g in plan.groups), "gdp-closed-form needs a Gaussian-only plan")
+        _require(all(g.mechanism in GDP_MECHANISMS for g in plan.groups), "gdp-closed-form needs a Gaussian-only plan")
         grid = None
     else:
-        _require(any(g.mechanism != "gaussian" for g in plan.groups), "a Gaussian-only plan is closed form")
+        _require(any(g.mechanism not in GDP_MECHANISMS for g in plan.groups), "a Gaussian-only plan is closed form")
         text = disc.get("grid_bits")
         _require(isinstance(text, str) and text.isdigit(), "extra.discretization.grid_bits must be an integer")
         grid = int(text)
@@ -316,10 +347,16 @@ def _check_composition(cert, say, check_recorded, enclosure_of) -> None:
         recorded = enclosure_of(cert.delta_enclosure, "delta_enclosure")
     else:
         recorded = enclosure_of(cert.extra.get("epsilon_enclosure"), "extra.epsilon_enclosure")
+    grids = None
+    if ctd:
+        try:
+            grids = parse_ctd_grids(disc.get("connect_the_dots_grids"), grid)
+        except InputError as exc:
+            raise _Fail(f"extra.discretization: {exc}") from None
     from certdp.accounting.pld import work_budget
 
     with work_budget(VERIFY_WORK_SECONDS, VERIFY_MAX_COEFFICIENTS, VERIFY_MAX_EVALUATIONS):
-        redo = account(plan, grid_bits=grid, **kw)
+        redo = account(plan, grid_bits=grid, ctd_grids=grids, **kw)
     _require(redo.methods == cert.extra.get("groups"), "extra.groups is not what the accountant reports for this plan")
     _require(redo.discretization == disc, f"extra.discretization is not the accountant's ({redo.discretization})")
     path = "the GDP closed form in Arb" if grid is None else f"the lattice accountant at the recorded step 2^-{grid}"
@@ -329,7 +366,7 @@ def _check_composition(cert, say, check_recorded, enclosure_of) -> None:
         _require(not redo.epsilon_upper_infinite, "no finite epsilon is certified at this delta")
     check_recorded(recorded, redo.enclosure, what)
     if grid is not None:
-        _cross_check(plan, grid, kw, recorded, what, say)
+        _cross_check(plan, grid, kw, recorded, what, say, grids)
     else:
         _gdp_quadrature_check(plan, kw, recorded, say)
 
@@ -390,7 +427,8 @@ VERIFY_MAX_COEFFICIENTS = 2**23
 VERIFY_MAX_EVALUATIONS = 2**21  # certified loss-CDF evaluations in all (~1 min of Arb)
 
 
-def _cross_check(plan, grid: int, kw: dict, recorded: Enclosure, what: str, say) -> None:
+def _cross_check(plan, grid: int, kw: dict, recorded: Enclosure, what: str, say,
+                 ctd_grids: dict | None = None) -> None:
     """A second certified bracket by the *other* rounding rule at a coarser step must meet the record.
 
     Both brackets contain the true value, so disjoint ones prove the record wrong. It is the same
@@ -401,6 +439,12 @@ def _cross_check(plan, grid: int, kw: dict, recorded: Enclosure, what: str, say)
     other = dict(kw)
     other["coupling"] = not kw.get("coupling", False)
     step = max(MIN_GRID_BITS, grid - 1)
+    if ctd_grids is not None:  # connect-the-dots: the recorded grids' points on the coarser lattice
+        ctd_grids = {k: [e for e in g if (e * 2**step).denominator == 1] for k, g in ctd_grids.items()}
+        if any(len(g) < 2 for g in ctd_grids.values()):
+            say(f"cross-check at step 2^-{step}: a recorded connect-the-dots grid has < 2 points on it, skipped")
+            return
+        other["ctd_grids"] = ctd_grids
     with work_budget(VERIFY_WORK_SECONDS, VERIFY_MAX_COEFFICIENTS, VERIFY_MAX_EVALUATIONS):
         second = account(plan, grid_bits=step, **other)
     rule = "coupled" if other["coupling"] else "deterministic"

@@ -81,9 +81,9 @@ METHODS: dict[str, CalibrationMethod] = {m.name: m for m in (
 
 
 def _composed_lemma(name: str) -> str:
-    from certdp.workflows.compose import COMPOSED_MONOTONICITY, COMPOSITION_LEMMA, GDP_LEMMA
+    from certdp.workflows.compose import COMPOSED_MONOTONICITY, COMPOSITION_LEMMA, CTD_LEMMA, GDP_LEMMA
 
-    route = GDP_LEMMA if name == "gaussian" else COMPOSITION_LEMMA
+    route = GDP_LEMMA if name == "gaussian" else (CTD_LEMMA if name == "l2-laplace" else COMPOSITION_LEMMA)
     return f"{route}; {COMPOSED_MONOTONICITY[name]}, per step and hence for the composition"
 
 
