@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from certdp.certificate import Certificate
@@ -22,7 +24,8 @@ def _check(name: str, epsilon: object, delta: object, fixed: dict[str, Any]) -> 
     """Parse-layer and domain checks up front (docs/domains.md): InputError naming the parameter."""
     from certdp.numbers import parse_exact
 
-    eps = [epsilon] if isinstance(epsilon, (str, int, float)) or epsilon is None else list(epsilon)
+    scalar = isinstance(epsilon, (str, int, float, Fraction, Decimal)) or epsilon is None
+    eps = [epsilon] if scalar else list(epsilon)
     for e in eps:
         if e is not None:
             parse_exact(e, "epsilon")

@@ -30,11 +30,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 from typing import Callable
 
 from flint import arb, ctx
 
-from certdp.numbers.balls import arb_of, round_decimal
+from certdp.numbers.balls import arb_of, round_fraction
 from certdp.numbers.compare import Decision
 from certdp.numbers.enclosure import Enclosure
 from certdp.numbers.exact import UndecidedError
@@ -112,7 +113,7 @@ def classify_point(
     :func:`certdp.numbers.precision.decide_on_ladder`; ``profile`` may return a
     ball, a ``(low, high)`` pair or a ``(low, high, settled)`` triple.
     """
-    point = Fraction(t)
+    point = t if type(t) is Fraction else Fraction(t)
 
     def ball_at():
         value = profile(arb_of(point))
@@ -130,6 +131,21 @@ def _digits_for(rtol: Fraction) -> int:
     target = rtol / 8
     digits = 1 + max(0, len(str(target.denominator // max(target.numerator, 1))))
     return min(max(digits, 6), 17)
+
+
+@lru_cache(maxsize=64)
+def _steps_for(rtol_num: int, rtol_den: int) -> tuple[int, tuple[Fraction, ...], Fraction, Fraction]:
+    """Per-rtol constants of the walk: the digits of :func:`_digits_for`, the coarse steps
+    ``rtol, 1e-11, ...`` (those above rtol), ``rtol/2`` and ``rtol/4`` (cached on the exact rtol)."""
+    rtol = Fraction(rtol_num, rtol_den)
+    coarse = (rtol,) + tuple(c for c in _COARSE_STEPS if c > rtol)
+    return _digits_for(rtol), coarse, rtol / 2, rtol / 4
+
+
+def _width_within(a: Fraction, b: Fraction, safe: Fraction, rtol: Fraction) -> bool:
+    """``(b - a) / safe <= rtol`` for positive ``safe``, exactly, by integer cross-multiplication."""
+    an, ad, bn, bd = a.numerator, a.denominator, b.numerator, b.denominator
+    return (bn * ad - an * bd) * safe.denominator * rtol.denominator <= rtol.numerator * safe.numerator * ad * bd
 
 
 def certified_monotone_bracket(
@@ -154,7 +170,7 @@ def certified_monotone_bracket(
     if not 0 < rtol < 1:
         raise ValueError("rtol must lie in (0, 1)")
     search = _Search(profile, Fraction(delta), increasing, ladder)
-    digits = _digits_for(rtol)
+    digits, coarse_steps, half_rtol, quarter_rtol = _steps_for(rtol.numerator, rtol.denominator)
     safe_dir = -1 if increasing else 1  # direction of t in which delta decreases
     safe_pt: tuple[Fraction, Enclosure] | None = None
     unsafe_pt: tuple[Fraction, Enclosure] | None = None
@@ -169,18 +185,18 @@ def certified_monotone_bracket(
                 unsafe_pt = (t, enc)  # type: ignore[assignment]
 
     def probe(t: Fraction, direction: str) -> Decision:
-        point = Fraction(round_decimal(t, digits, direction))
+        point = round_fraction(t, digits, direction)
         if point <= 0:
             return Decision.UNKNOWN
-        decision, enc = search.classify(_to_decimal(point))
+        decision, enc = search.classify(point)
         record(point, decision, enc)
         return decision
 
-    coarse = [rtol] + [c for c in _COARSE_STEPS if c > rtol]
+    coarse = list(coarse_steps)
     # first steps rtol/2 on the safe side, rtol/4 on the other (with the < rtol/8 rounding of each
     # point the bracket is still <= rtol wide): "private" is usually the costlier decision
     # (a sup over all neighbours), and its margin grows with the distance from the boundary
-    first_step = {safe_dir: rtol / 2, -safe_dir: rtol / 4}
+    first_step = {safe_dir: half_rtol, -safe_dir: quarter_rtol}
 
     center = _as_fraction(candidate)
     if center is not None and center > 0:
@@ -216,7 +232,7 @@ def certified_monotone_bracket(
     while True:
         a, b = sorted((safe_pt[0], unsafe_pt[0]))
         safe_value = safe_pt[0]
-        if (b - a) / safe_value <= rtol:
+        if _width_within(a, b, safe_value, rtol):
             break
         if use_secant:
             guess = _secant_guess(safe_pt, unsafe_pt, Fraction(delta))
@@ -242,9 +258,9 @@ def certified_monotone_bracket(
         tried: list[Fraction] = []
         for offset in (Fraction(0), Fraction(1, 8), Fraction(-1, 8), Fraction(1, 3), Fraction(-1, 3)):
             point = mid + offset * (b - a)
-            point_dec = Fraction(round_decimal(point, digits, "up"))
+            point_dec = round_fraction(point, digits, "up")
             if not a < point_dec < b:
-                point_dec = Fraction(round_decimal(point, digits, "down"))
+                point_dec = round_fraction(point, digits, "down")
             if not a < point_dec < b or point_dec in tried:
                 continue
             tried.append(point_dec)

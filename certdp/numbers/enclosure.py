@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from certdp.numbers.balls import ball_endpoints, round_decimal
+from certdp.numbers.balls import dyadic_endpoints, round_decimal, round_dyadic
 from certdp.numbers.exact import exact_str
 
 __all__ = ["Enclosure"]
@@ -26,21 +26,15 @@ class Enclosure:
 
     @classmethod
     def from_arb(cls, x: arb, precision_bits: int = 0, digits: int = 20) -> "Enclosure":
-        lo, hi = ball_endpoints(x)
-        return cls(
-            Fraction(round_decimal(lo, digits, "down")),
-            Fraction(round_decimal(hi, digits, "up")),
-            precision_bits,
-        )
+        (lo_m, lo_e), (hi_m, hi_e) = dyadic_endpoints(x)
+        return cls(round_dyadic(lo_m, lo_e, digits, "down"), round_dyadic(hi_m, hi_e, digits, "up"), precision_bits)
 
     @classmethod
     def from_bounds(cls, low: arb, high: arb, precision_bits: int = 0, digits: int = 20) -> "Enclosure":
         """``[low.lower(), high.upper()]`` (two balls, each end exact before the outward rounding)."""
-        return cls(
-            Fraction(round_decimal(ball_endpoints(low)[0], digits, "down")),
-            Fraction(round_decimal(ball_endpoints(high)[1], digits, "up")),
-            precision_bits,
-        )
+        lo_m, lo_e = dyadic_endpoints(low)[0]
+        hi_m, hi_e = dyadic_endpoints(high)[1]
+        return cls(round_dyadic(lo_m, lo_e, digits, "down"), round_dyadic(hi_m, hi_e, digits, "up"), precision_bits)
 
     def strings(self) -> list[str]:
         """``[lower, upper]`` as exact decimal strings (the JSON form)."""

@@ -56,8 +56,14 @@ def run_on_ladder(
     ``Mechanism.privacy_profile``) is this loop.
     """
     for bits in ladder:
-        with working_precision(bits):
+        if bits < 2:
+            raise ValueError(f"precision must be at least 2 bits (got {bits})")
+        saved = ctx.prec  # working_precision(bits), inlined: this loop runs for every Arb decision
+        ctx.prec = bits
+        try:
             result = attempt(bits)
+        finally:
+            ctx.prec = saved
         if result is not None:
             return result, bits
     return None, ladder[-1]

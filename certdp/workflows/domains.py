@@ -74,13 +74,12 @@ def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None
         return
     if mechanism == "sgg" and _closed_form_member(dimension, fixed.get("alpha"), fixed.get("power")):
         domain = DOMAINS["l2-laplace"]  # alpha = T - 1, p in {1, 2}: the radial engine's closed-form threshold
-    where = f"supported domain of {mechanism}: {_range_text(domain)}; see docs/domains.md"
     for eps in _values(epsilon, "epsilon"):
         if eps > domain.epsilon_max:
-            raise InputError("epsilon", f"{exact_str(eps)} is outside the {where}")
+            raise InputError("epsilon", f"{exact_str(eps)} is outside the {_where(mechanism, domain)}")
     for d in _values(delta, "delta"):
-        if 0 < d < domain.delta_min:
-            raise InputError("delta", f"{exact_str(d)} is outside the {where}")
+        if 0 < d and _below(d, domain.delta_min):
+            raise InputError("delta", f"{exact_str(d)} is outside the {_where(mechanism, domain)}")
     if dimension is not None and domain.dimension_max is not None:
         t = parse_exact(dimension, "dimension")
         if t > domain.dimension_max:
@@ -97,6 +96,23 @@ def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None
         if k > domain.components_max:
             raise InputError("components", f"{exact_str(k)} is above the supported maximum "
                                            f"{domain.components_max} for {mechanism} (see docs/domains.md)")
+
+
+def _where(mechanism: str, domain: Domain) -> str:
+    return f"supported domain of {mechanism}: {_range_text(domain)}; see docs/domains.md"
+
+
+def _below(q: Fraction, low: Fraction) -> bool:
+    """``q < low`` for positive rationals, exactly; the bit lengths settle most cases without
+    multiplying by a huge denominator (``low`` may be 1e-100000)."""
+    # 2^(n-1) <= integer < 2^n, so log2 q lies in (nq - dq - 1, nq - dq + 1), likewise for low
+    q_log2 = q.numerator.bit_length() - q.denominator.bit_length()
+    low_log2 = low.numerator.bit_length() - low.denominator.bit_length()
+    if q_log2 - 1 >= low_log2 + 1:
+        return False
+    if q_log2 + 1 <= low_log2 - 1:
+        return True
+    return q < low
 
 
 def _closed_form_member(dimension: object, alpha: object, power: object) -> bool:
