@@ -26,8 +26,7 @@ __all__ = ["Gaussian", "gaussian_log_delta_float"]
 
 def gaussian_log_delta_float(sigma: float, epsilon: float, sensitivity: float) -> float:
     """float64 log delta(eps) of the Gaussian mechanism (NOT certified: candidates and peers only)."""
-    from scipy.special import log_ndtr
-
+    log_ndtr = _scipy().log_ndtr
     a = sensitivity / (2.0 * sigma)
     b = epsilon * sigma / sensitivity
     la = float(log_ndtr(a - b))
@@ -36,6 +35,28 @@ def gaussian_log_delta_float(sigma: float, epsilon: float, sensitivity: float) -
     if gap >= 0.0:
         return -math.inf
     return la + math.log1p(-math.exp(gap))
+
+
+class _SciPy:
+    """SciPy's ``log_ndtr`` and ``brentq``, imported on first use (``import certdp`` stays light)
+    and then held here: an import statement inside a function called 20 times per calibration
+    costs more than the float arithmetic it serves."""
+
+    def __init__(self) -> None:
+        from scipy.optimize import brentq
+        from scipy.special import log_ndtr
+
+        self.brentq = brentq
+        self.log_ndtr = log_ndtr
+
+
+_SCIPY: list[_SciPy] = []
+
+
+def _scipy() -> _SciPy:
+    if not _SCIPY:
+        _SCIPY.append(_SciPy())
+    return _SCIPY[0]
 
 
 @register
@@ -87,8 +108,7 @@ class Gaussian(Mechanism):
     def float_candidate(cls, epsilon: float, log_delta: float, sensitivity: Fraction = Fraction(1),
                         dimension: int = 1) -> float | None:
         """Solve log delta(sigma) = log_delta in log sigma with Brent's method (float64)."""
-        from scipy.optimize import brentq
-
+        brentq = _scipy().brentq
         sens = float(sensitivity)
         if not (epsilon > 0 and math.isfinite(epsilon) and sens > 0 and math.isfinite(sens)):
             return None
@@ -100,14 +120,16 @@ class Gaussian(Mechanism):
         lo, hi = classic - 2.0, classic + 0.5
         try:
             for _ in range(200):
-                if gap(lo) > 0:
+                gap_lo = gap(lo)
+                if gap_lo > 0:
                     break
                 lo -= 2.0
             for _ in range(200):
-                if gap(hi) < 0:
+                gap_hi = gap(hi)
+                if gap_hi < 0:
                     break
                 hi += 2.0
-            if not (gap(lo) > 0 > gap(hi)):
+            if not (gap_lo > 0 > gap_hi):
                 return None
             root = brentq(gap, lo, hi, xtol=1e-15, rtol=8.9e-16, maxiter=200)
         except (ValueError, OverflowError, ZeroDivisionError):

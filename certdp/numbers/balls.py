@@ -28,6 +28,7 @@ __all__ = [
     "log_normal_cdf",
     "round_decimal",
     "round_fraction",
+    "round_ratio",
     "round_dyadic",
     "dyadic_endpoints",
     "decimal_bounds",
@@ -174,9 +175,14 @@ def round_decimal(q: Fraction, digits: int, direction: str) -> Decimal:
 
 def round_fraction(q: Fraction, digits: int, direction: str) -> Fraction:
     """``Fraction(round_decimal(q, digits, direction))``, without building the Decimal."""
+    return round_ratio(q.numerator, q.denominator, digits, direction)
+
+
+def round_ratio(num: int, den: int, digits: int, direction: str) -> Fraction:
+    """``round_fraction(Fraction(num, den), digits, direction)`` for integers ``num``, ``den > 0``
+    (the ratio need not be reduced: the rounding only compares and divides)."""
     if direction not in ("up", "down"):
         raise ValueError("direction must be 'up' or 'down'")
-    num, den = q.numerator, q.denominator
     if num == 0:
         return Fraction(0)
     negative = num < 0

@@ -35,7 +35,7 @@ from typing import Callable
 
 from flint import arb, ctx
 
-from certdp.numbers.balls import arb_of, round_fraction
+from certdp.numbers.balls import arb_of, round_fraction, round_ratio
 from certdp.numbers.compare import Decision
 from certdp.numbers.enclosure import Enclosure
 from certdp.numbers.exact import UndecidedError
@@ -134,12 +134,22 @@ def _digits_for(rtol: Fraction) -> int:
 
 
 @lru_cache(maxsize=64)
-def _steps_for(rtol_num: int, rtol_den: int) -> tuple[int, tuple[Fraction, ...], Fraction, Fraction]:
-    """Per-rtol constants of the walk: the digits of :func:`_digits_for`, the coarse steps
-    ``rtol, 1e-11, ...`` (those above rtol), ``rtol/2`` and ``rtol/4`` (cached on the exact rtol)."""
+def _walk_for(rtol_num: int, rtol_den: int, safe_dir: int) -> tuple[int, tuple[tuple[int, str, tuple[Fraction, ...]], ...]]:
+    """Per-rtol constants of the walk from the candidate (cached on the exact rtol): the digits of
+    :func:`_digits_for` and, for each side (the safe one first), its sign, rounding direction and
+    the factors ``1 + sign * step`` for the steps ``first, rtol, 1e-11, ...`` (coarse steps above
+    rtol only). The first step is ``rtol/2`` on the safe side and ``rtol/4`` on the other: with the
+    < rtol/8 rounding of each point the bracket is still <= rtol wide; "private" is usually the
+    costlier decision (a sup over all neighbours), and its margin grows with the distance from the
+    boundary."""
     rtol = Fraction(rtol_num, rtol_den)
-    coarse = (rtol,) + tuple(c for c in _COARSE_STEPS if c > rtol)
-    return _digits_for(rtol), coarse, rtol / 2, rtol / 4
+    coarse = [rtol] + [c for c in _COARSE_STEPS if c > rtol]
+    first_step = {safe_dir: rtol / 2, -safe_dir: rtol / 4}
+    sides = tuple(
+        (sign, "up" if sign > 0 else "down", tuple(1 + sign * step for step in [first_step[sign]] + coarse))
+        for sign in (safe_dir, -safe_dir)
+    )
+    return _digits_for(rtol), sides
 
 
 def _width_within(a: Fraction, b: Fraction, safe: Fraction, rtol: Fraction) -> bool:
@@ -166,12 +176,13 @@ def certified_monotone_bracket(
     docstring for the guarantee. Raises :class:`UndecidedError` if no point on
     one side can be certified.
     """
-    rtol = Fraction(rtol) if not isinstance(rtol, float) else Fraction(repr(rtol))
+    if type(rtol) is not Fraction:
+        rtol = Fraction(rtol) if not isinstance(rtol, float) else Fraction(repr(rtol))
     if not 0 < rtol < 1:
         raise ValueError("rtol must lie in (0, 1)")
-    search = _Search(profile, Fraction(delta), increasing, ladder)
-    digits, coarse_steps, half_rtol, quarter_rtol = _steps_for(rtol.numerator, rtol.denominator)
+    search = _Search(profile, delta if type(delta) is Fraction else Fraction(delta), increasing, ladder)
     safe_dir = -1 if increasing else 1  # direction of t in which delta decreases
+    digits, sides = _walk_for(rtol.numerator, rtol.denominator, safe_dir)
     safe_pt: tuple[Fraction, Enclosure] | None = None
     unsafe_pt: tuple[Fraction, Enclosure] | None = None
 
@@ -184,27 +195,23 @@ def certified_monotone_bracket(
             if unsafe_pt is None or (t - unsafe_pt[0]) * safe_dir > 0:
                 unsafe_pt = (t, enc)  # type: ignore[assignment]
 
-    def probe(t: Fraction, direction: str) -> Decision:
-        point = round_fraction(t, digits, direction)
+    def probe_point(point: Fraction) -> Decision:
         if point <= 0:
             return Decision.UNKNOWN
         decision, enc = search.classify(point)
         record(point, decision, enc)
         return decision
 
-    coarse = list(coarse_steps)
-    # first steps rtol/2 on the safe side, rtol/4 on the other (with the < rtol/8 rounding of each
-    # point the bracket is still <= rtol wide): "private" is usually the costlier decision
-    # (a sup over all neighbours), and its margin grows with the distance from the boundary
-    first_step = {safe_dir: half_rtol, -safe_dir: quarter_rtol}
+    def probe(t: Fraction, direction: str) -> Decision:
+        return probe_point(round_fraction(t, digits, direction))
 
     center = _as_fraction(candidate)
     if center is not None and center > 0:
-        # Walk outward on both sides of the float candidate.
-        for sign in (safe_dir, -safe_dir):
-            for step in [first_step[sign]] + coarse:
-                t = center * (1 + sign * step)
-                decision = probe(t, "up" if sign > 0 else "down")
+        # Walk outward on both sides of the float candidate: center * factor, rounded outward.
+        num, den = center.numerator, center.denominator
+        for sign, direction, factors in sides:
+            for factor in factors:
+                probe_point(round_ratio(num * factor.numerator, den * factor.denominator, digits, direction))
                 if (sign == safe_dir and safe_pt is not None) or (sign != safe_dir and unsafe_pt is not None):
                     break
     # Exponential search for whichever side is still missing (floats failed or were far off).

@@ -254,8 +254,28 @@ def exact_str(q: Fraction | int) -> str:
         return _exact_str(q.numerator, q.denominator)
     if type(q) is int:
         return _exact_str(q, 1)
+    if type(q) is Decimal and q.is_finite() and len(q.as_tuple().digits) <= 600 and abs(q.adjusted()) <= 600:
+        return _exact_str_of_decimal(q)
     q = Fraction(q)
     return _exact_str(q.numerator, q.denominator)
+
+
+def _exact_str_of_decimal(d: Decimal) -> str:
+    """:func:`exact_str` of a finite Decimal of moderate size, from its digits (no Fraction)."""
+    sign, digit_tuple, exponent = d.as_tuple()
+    digits = "".join(map(str, digit_tuple)).lstrip("0")
+    if not digits:
+        return "0"
+    text = digits.rstrip("0")
+    exponent += len(digits) - len(text)  # value = int(text) * 10**exponent
+    sign_text = "-" if sign else ""
+    adjusted = len(text) - 1 + exponent
+    if exponent >= 0 and adjusted < 21:  # an integer below 10^21 prints as one
+        return sign_text + text + "0" * exponent
+    if -4 <= adjusted <= 20:
+        return sign_text + _plain_decimal(text, exponent)
+    head = text[0] + ("." + text[1:] if len(text) > 1 else "")
+    return f"{sign_text}{head}e{adjusted}"
 
 
 @lru_cache(maxsize=8192)
@@ -298,11 +318,8 @@ def _exact_str_small(numerator: int, denominator: int) -> str:
         return sign + str(num)
     twos = (denominator & -denominator).bit_length() - 1
     rest = denominator >> twos
-    fives = 0
-    while rest % 5 == 0:
-        rest //= 5
-        fives += 1
-    if rest != 1:
+    fives = _log5_exact(rest)
+    if fives < 0:
         return f"{sign}{num}/{denominator}"
     scale = max(twos, fives)
     digits = str(num * 2 ** (scale - twos) * 5 ** (scale - fives))
@@ -323,3 +340,15 @@ def _plain_decimal(text: str, exponent: int) -> str:
     if point > 0:
         return text[:point] + "." + text[point:]
     return "0." + "0" * (-point) + text
+
+
+def _log5_exact(n: int) -> int:
+    """``k`` if ``n == 5^k`` (``n >= 1``), else -1: the odd part of a reduced denominator is a power
+    of 5 exactly when the fraction is a terminating decimal."""
+    if n == 1:
+        return 0
+    k = int((n.bit_length() - 1) * 0.43067655807339306)  # log_5(2): 5^k <= n < 5^(k+2) for this k
+    for j in (k, k + 1, k + 2):
+        if 5**j == n:
+            return j
+    return -1
