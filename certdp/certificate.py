@@ -119,10 +119,26 @@ def _exact(q: Fraction | Decimal | int) -> str:
     return exact_str(q)
 
 
-def _display_value(q: Fraction) -> Decimal | Fraction:
+def _display_value(q: Fraction | Decimal) -> Decimal | Fraction:
     """A terminating rational as a Decimal (what users print), any other rational as a Fraction."""
     text = _exact(q)
     return Fraction(q) if "/" in text else Decimal(text)
+
+
+def _canonical_decimal(x: Any) -> Decimal:
+    """``Decimal(exact_str(x))`` for a terminating decimal ``x`` (a Decimal needs no Fraction)."""
+    return Decimal(_exact(x if type(x) is Decimal else Fraction(x)))
+
+
+_STAMP: list[tuple[int, str]] = [(-1, "")]
+
+
+def _utc_now() -> str:
+    """The UTC time to the second, ``2026-01-31T12:00:00Z`` (formatted once per second)."""
+    now = int(time.time())
+    if _STAMP[0][0] != now:
+        _STAMP[0] = (now, datetime.fromtimestamp(now, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return _STAMP[0][1]
 
 
 def _strings(pair: Any) -> list[str] | None:
@@ -172,7 +188,7 @@ class Certificate:
     extra: dict[str, Any] = field(default_factory=dict)
     timing_seconds: float = 0.0
     versions: dict[str, str] = field(default_factory=package_versions)
-    created: str = field(default_factory=lambda: datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    created: str = field(default_factory=_utc_now)
     schema: str = SCHEMA
     digest: str = ""
 
@@ -214,14 +230,13 @@ class Certificate:
                         inputs: Mapping[str, Any] | None = None, precision_bits: int = 0,
                         timing_seconds: float = 0.0, extra: Mapping[str, Any] | None = None) -> "Certificate":
         """A calibration certificate; ``value`` is the ``safe_side`` end of ``interval``."""
-        lo, hi = (Fraction(x) for x in interval)
-        safe = hi if safe_side == "upper" else lo
+        lo, hi = (_canonical_decimal(x) for x in interval)
         return cls._build(
             kind="calibration", claim=claim, mechanism=mechanism, parameters=parameters,
             inputs={"epsilon": epsilon, "delta": delta, "rtol": rtol, **(inputs or {})},
             method=method, lemma=lemma, extra=extra, timing_seconds=timing_seconds,
-            parameter=parameter, value=_display_value(safe),
-            interval=(Decimal(_exact(lo)), Decimal(_exact(hi))), safe_side=safe_side,
+            parameter=parameter, value=hi if safe_side == "upper" else lo,
+            interval=(lo, hi), safe_side=safe_side,
             delta_enclosure=_strings(delta_enclosure),
             condition=dict(condition) if condition else None, precision_bits=precision_bits,
         )

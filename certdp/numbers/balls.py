@@ -30,6 +30,7 @@ __all__ = [
     "round_fraction",
     "round_ratio",
     "round_dyadic",
+    "round_dyadic_digits",
     "dyadic_endpoints",
     "decimal_bounds",
 ]
@@ -136,22 +137,33 @@ def _at_least_power_of_ten(a: int, den: int, e: int) -> bool:
 
 def _round_positive(a: int, den: int, digits: int, away: bool) -> tuple[int, int]:
     """``(n, shift)``: ``a/den`` (positive integers) rounded to ``digits`` significant digits as
-    ``n * 10^-shift``, towards zero or (``away``) away from zero; integer arithmetic only."""
+    ``n * 10^-shift``, towards zero or (``away``) away from zero; integer arithmetic only.
+
+    The decimal exponent ``e = floor(log10(a/den))`` is estimated from the bit lengths (off by at
+    most one) and corrected by the digit count of the quotient itself: ``floor(a 10^s / den)`` has
+    exactly ``digits`` digits iff ``e`` is right (``s = digits - 1 - e``).
+    """
+    if digits < 1:
+        raise ValueError("digits must be >= 1")
     e = int((a.bit_length() - den.bit_length()) * 0.30102999566398120)
-    while not _at_least_power_of_ten(a, den, e):
-        e -= 1
-    while _at_least_power_of_ten(a, den, e + 1):
-        e += 1
-    shift = digits - 1 - e
-    if shift >= 0:
-        n, remainder = divmod(a * _pow10(shift), den)
-    else:
-        n, remainder = divmod(a, den * _pow10(-shift))
+    low, high = _pow10(digits - 1), _pow10(digits)
+    while True:
+        shift = digits - 1 - e
+        if shift >= 0:
+            n, remainder = divmod(a * _pow10(shift), den)
+        else:
+            n, remainder = divmod(a, den * _pow10(-shift))
+        if n >= high:
+            e += 1
+        elif n < low:
+            e -= 1
+        else:
+            break
     if away and remainder:
         n += 1
-    if n == _pow10(digits):  # 9.99.. rounded up to 10.0..: keep `digits` significant digits
-        n //= 10
-        shift -= 1
+        if n == high:  # 9.99.. rounded up to 10.0..: keep `digits` significant digits
+            n //= 10
+            shift -= 1
     return n, shift
 
 
@@ -195,8 +207,14 @@ def round_ratio(num: int, den: int, digits: int, direction: str) -> Fraction:
 def round_dyadic(mantissa: int, exponent: int, digits: int, direction: str) -> Fraction:
     """``round_fraction(mantissa * 2^exponent, digits, direction)`` (the endpoints of an Arb ball
     are dyadic): no Fraction arithmetic before the one division of the rounding."""
+    n, shift = round_dyadic_digits(mantissa, exponent, digits, direction)
+    return Fraction(n * _pow10(-shift)) if shift <= 0 else Fraction(n, _pow10(shift))
+
+
+def round_dyadic_digits(mantissa: int, exponent: int, digits: int, direction: str) -> tuple[int, int]:
+    """:func:`round_dyadic` as ``(n, shift)``, the value ``n * 10^-shift`` (``n`` signed)."""
     if mantissa == 0:
-        return Fraction(0)
+        return 0, 0
     negative = mantissa < 0
     a = -mantissa if negative else mantissa
     if exponent >= 0:
@@ -204,9 +222,7 @@ def round_dyadic(mantissa: int, exponent: int, digits: int, direction: str) -> F
     else:
         den = 1 << -exponent
     n, shift = _round_positive(a, den, digits, (direction == "up") != negative)
-    if negative:
-        n = -n
-    return Fraction(n * _pow10(-shift)) if shift <= 0 else Fraction(n, _pow10(shift))
+    return (-n if negative else n), shift
 
 
 def dyadic_endpoints(x: arb) -> tuple[tuple[int, int], tuple[int, int]]:

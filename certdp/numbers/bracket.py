@@ -38,7 +38,7 @@ from flint import arb, ctx
 from certdp.numbers.balls import arb_of, round_fraction, round_ratio
 from certdp.numbers.compare import Decision
 from certdp.numbers.enclosure import Enclosure
-from certdp.numbers.exact import UndecidedError
+from certdp.numbers.exact import UndecidedError, exact_str, fraction_of_float_repr
 from certdp.numbers.precision import PRECISION_LADDER, decide_on_ladder, working_precision
 
 __all__ = ["Bracket", "certified_monotone_bracket", "classify_point"]
@@ -178,7 +178,7 @@ def certified_monotone_bracket(
     """
     if type(rtol) is not Fraction:
         rtol = Fraction(rtol) if not isinstance(rtol, float) else Fraction(repr(rtol))
-    if not 0 < rtol < 1:
+    if not 0 < rtol.numerator < rtol.denominator:
         raise ValueError("rtol must lie in (0, 1)")
     search = _Search(profile, delta if type(delta) is Fraction else Fraction(delta), increasing, ladder)
     safe_dir = -1 if increasing else 1  # direction of t in which delta decreases
@@ -196,7 +196,7 @@ def certified_monotone_bracket(
                 unsafe_pt = (t, enc)  # type: ignore[assignment]
 
     def probe_point(point: Fraction) -> Decision:
-        if point <= 0:
+        if point.numerator <= 0:
             return Decision.UNKNOWN
         decision, enc = search.classify(point)
         record(point, decision, enc)
@@ -206,7 +206,7 @@ def certified_monotone_bracket(
         return probe_point(round_fraction(t, digits, direction))
 
     center = _as_fraction(candidate)
-    if center is not None and center > 0:
+    if center is not None and center.numerator > 0:
         # Walk outward on both sides of the float candidate: center * factor, rounded outward.
         num, den = center.numerator, center.denominator
         for sign, direction, factors in sides:
@@ -215,8 +215,10 @@ def certified_monotone_bracket(
                 if (sign == safe_dir and safe_pt is not None) or (sign != safe_dir and unsafe_pt is not None):
                     break
     # Exponential search for whichever side is still missing (floats failed or were far off).
-    start = center if center is not None and center > 0 else Fraction(1)
+    start = center if center is not None and center.numerator > 0 else Fraction(1)
     for sign, missing in ((safe_dir, lambda: safe_pt is None), (-safe_dir, lambda: unsafe_pt is None)):
+        if not missing():
+            continue
         factor = Fraction(2)
         t = start
         doublings = 0
@@ -237,7 +239,7 @@ def certified_monotone_bracket(
     # step (geometric while the ratio is large), after which the secant is tried again.
     use_secant = True
     while True:
-        a, b = sorted((safe_pt[0], unsafe_pt[0]))
+        a, b = _ordered(safe_pt[0], unsafe_pt[0])
         safe_value = safe_pt[0]
         if _width_within(a, b, safe_value, rtol):
             break
@@ -285,7 +287,7 @@ def certified_monotone_bracket(
             break
         use_secant = True
 
-    lo, hi = sorted((safe_pt[0], unsafe_pt[0]))
+    lo, hi = _ordered(safe_pt[0], unsafe_pt[0])
     return Bracket(
         lo=_to_decimal(lo),
         hi=_to_decimal(hi),
@@ -333,8 +335,13 @@ def _as_fraction(candidate: float | Fraction | Decimal | None) -> Fraction | Non
     if isinstance(candidate, float):
         if not (candidate > 0 and candidate < float("inf")):
             return None
-        return Fraction(Decimal(repr(candidate)))
+        return fraction_of_float_repr(candidate)
     return Fraction(candidate)
+
+
+def _ordered(x: Fraction, y: Fraction) -> tuple[Fraction, Fraction]:
+    """``tuple(sorted((x, y)))`` with one comparison."""
+    return (x, y) if x <= y else (y, x)
 
 
 def _geometric_mean(a: Fraction, b: Fraction) -> Fraction:
@@ -347,12 +354,8 @@ def _geometric_mean(a: Fraction, b: Fraction) -> Fraction:
 
 def _to_decimal(q: Fraction) -> Decimal:
     # Endpoints are produced by round_decimal, hence terminating decimals.
-    from certdp.numbers.exact import exact_str
-
     return Decimal(exact_str(q))
 
 
 def _fmt(q: Fraction) -> str:
-    from certdp.numbers.exact import exact_str
-
     return exact_str(q)

@@ -31,6 +31,7 @@ __all__ = [
     "parse_int",
     "parse_real",
     "exact_str",
+    "fraction_of_float_repr",
     "MAX_DECIMAL_EXPONENT",
     "MAX_INPUT_CHARS",
 ]
@@ -125,7 +126,7 @@ def _parse_exact_uncached(value: object, name: str) -> Fraction:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InputError(name, f"must be a finite number (got {value!r})")
-        return Fraction(Decimal(repr(value)))
+        return fraction_of_float_repr(value)
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise InputError(name, f"must be a finite number (got {value})")
@@ -153,6 +154,16 @@ def _parse_exact_uncached(value: object, name: str) -> Fraction:
         _check_exponent(number, name)
         return _fraction_of_decimal(number)
     raise InputError(name, f"expected a number or numeric string, got {type(value).__name__}")
+
+
+def fraction_of_float_repr(x: float) -> Fraction:
+    """The exact rational written by ``repr(x)`` of a finite float (``0.1`` is one tenth):
+    ``Fraction(Decimal(repr(x)))``, read from the digits of the repr directly."""
+    mantissa, _, exponent = repr(x).partition("e")
+    whole, _, decimals = mantissa.partition(".")
+    n = int(whole + decimals)
+    e = (int(exponent) if exponent else 0) - len(decimals)
+    return Fraction(n * 10**e) if e >= 0 else Fraction(n, 10**-e)
 
 
 def _check_exponent(number: Decimal, name: str) -> None:
@@ -214,7 +225,7 @@ def _fraction_of_decimal(number: Decimal) -> Fraction:
 def parse_positive(value: object, name: str) -> Fraction:
     """Parse an exact number that must be strictly positive."""
     q = parse_exact(value, name)
-    if q <= 0:
+    if q.numerator <= 0:  # the denominator of a Fraction is positive
         raise InputError(name, f"must be > 0 (got {exact_str(q)})")
     return q
 
@@ -222,7 +233,7 @@ def parse_positive(value: object, name: str) -> Fraction:
 def parse_nonnegative(value: object, name: str) -> Fraction:
     """Parse an exact number that must be >= 0."""
     q = parse_exact(value, name)
-    if q < 0:
+    if q.numerator < 0:
         raise InputError(name, f"must be >= 0 (got {exact_str(q)})")
     return q
 
@@ -230,7 +241,7 @@ def parse_nonnegative(value: object, name: str) -> Fraction:
 def parse_probability(value: object, name: str) -> Fraction:
     """Parse an exact number in the open interval (0, 1) (a delta)."""
     q = parse_exact(value, name)
-    if not 0 < q < 1:
+    if not 0 < q.numerator < q.denominator:
         raise InputError(name, f"must lie strictly between 0 and 1 (got {exact_str(q)})")
     return q
 
@@ -238,7 +249,7 @@ def parse_probability(value: object, name: str) -> Fraction:
 def parse_positive_int(value: object, name: str) -> int:
     """Parse a strictly positive integer (a dimension, a component count)."""
     q = parse_exact(value, name)
-    if q.denominator != 1 or q < 1:
+    if q.denominator != 1 or q.numerator < 1:
         raise InputError(name, f"must be a positive integer (got {exact_str(q)})")
     return int(q)
 
@@ -254,28 +265,21 @@ def exact_str(q: Fraction | int) -> str:
         return _exact_str(q.numerator, q.denominator)
     if type(q) is int:
         return _exact_str(q, 1)
-    if type(q) is Decimal and q.is_finite() and len(q.as_tuple().digits) <= 600 and abs(q.adjusted()) <= 600:
-        return _exact_str_of_decimal(q)
+    if type(q) is Decimal and q.is_finite():
+        text = str(q)
+        if len(text) <= 600:
+            return _exact_str_of_decimal_text(text)
     q = Fraction(q)
     return _exact_str(q.numerator, q.denominator)
 
 
-def _exact_str_of_decimal(d: Decimal) -> str:
-    """:func:`exact_str` of a finite Decimal of moderate size, from its digits (no Fraction)."""
-    sign, digit_tuple, exponent = d.as_tuple()
-    digits = "".join(map(str, digit_tuple)).lstrip("0")
-    if not digits:
-        return "0"
-    text = digits.rstrip("0")
-    exponent += len(digits) - len(text)  # value = int(text) * 10**exponent
-    sign_text = "-" if sign else ""
-    adjusted = len(text) - 1 + exponent
-    if exponent >= 0 and adjusted < 21:  # an integer below 10^21 prints as one
-        return sign_text + text + "0" * exponent
-    if -4 <= adjusted <= 20:
-        return sign_text + _plain_decimal(text, exponent)
-    head = text[0] + ("." + text[1:] if len(text) > 1 else "")
-    return f"{sign_text}{head}e{adjusted}"
+@lru_cache(maxsize=8192)
+def _exact_str_of_decimal_text(text: str) -> str:
+    """:func:`exact_str` of the finite Decimal whose ``str()`` is ``text`` (e.g. ``"-1.50E-7"``):
+    read from the digits, no Fraction; cached on the text, which determines the Decimal."""
+    mantissa, _, exponent = text.partition("E")
+    whole, _, decimals = mantissa.partition(".")
+    return decimal_text(int(whole + decimals), (int(exponent) if exponent else 0) - len(decimals))
 
 
 @lru_cache(maxsize=8192)
@@ -312,20 +316,28 @@ _SMALL_BITS = 2048
 def _exact_str_small(numerator: int, denominator: int) -> str:
     """:func:`exact_str` for a reduced fraction of small integers (denominator > 0), with Python
     integers and string operations only: the same text as the FLINT path, a fraction of the time."""
-    sign = "-" if numerator < 0 else ""
-    num = -numerator if numerator < 0 else numerator
-    if denominator == 1 and num < 10**21:
-        return sign + str(num)
+    if denominator == 1:
+        return decimal_text(numerator, 0)
     twos = (denominator & -denominator).bit_length() - 1
-    rest = denominator >> twos
-    fives = _log5_exact(rest)
+    fives = _log5_exact(denominator >> twos)
     if fives < 0:
-        return f"{sign}{num}/{denominator}"
+        return f"{numerator}/{denominator}"
     scale = max(twos, fives)
-    digits = str(num * 2 ** (scale - twos) * 5 ** (scale - fives))
+    return decimal_text(numerator * 2 ** (scale - twos) * 5 ** (scale - fives), -scale)
+
+
+def decimal_text(n: int, exponent: int) -> str:
+    """``exact_str(n * 10**exponent)`` for integers ``n`` (fewer than ~4000 digits) and ``exponent``,
+    by string operations: the canonical text of a terminating decimal without building a Fraction."""
+    if n == 0:
+        return "0"
+    sign = "-" if n < 0 else ""
+    digits = str(-n if n < 0 else n)
     text = digits.rstrip("0")
-    exponent = len(digits) - len(text) - scale  # value = int(text) * 10**exponent
+    exponent += len(digits) - len(text)  # value = int(text) * 10**exponent
     adjusted = len(text) - 1 + exponent
+    if exponent >= 0 and adjusted < 21:  # an integer below 10^21 prints as one
+        return sign + text + "0" * exponent
     if -4 <= adjusted <= 20:
         return sign + _plain_decimal(text, exponent)
     head = text[0] + ("." + text[1:] if len(text) > 1 else "")

@@ -19,6 +19,7 @@ from typing import Callable, Iterator, TypeVar
 
 from flint import arb, ctx
 
+from certdp.numbers.balls import arb_of
 from certdp.numbers.compare import Decision, certify_le
 from certdp.numbers.enclosure import Enclosure
 
@@ -107,10 +108,16 @@ def decide_on_ladder(
 
     def attempt(bits: int) -> Decision | None:
         value = ball_at()
-        settled = isinstance(value, tuple) and len(value) == 3 and bool(value[2])
-        low, high = (value[0], value[1]) if isinstance(value, tuple) else (value, value)
-        if not (low.is_finite() and high.is_finite()):
-            return None
+        if isinstance(value, tuple):
+            settled = len(value) == 3 and bool(value[2])
+            low, high = value[0], value[1]
+            if not (low.is_finite() and high.is_finite()):
+                return None
+        else:
+            settled = False
+            low = high = value
+            if not value.is_finite():
+                return None
         target = threshold if isinstance(threshold, arb) else _exact_ball(threshold)
         if low is high:
             decision = certify_le(low, target)
@@ -128,6 +135,4 @@ def decide_on_ladder(
 
 
 def _exact_ball(q) -> arb:
-    from certdp.numbers.balls import arb_of
-
     return arb_of(q)
