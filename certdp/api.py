@@ -7,6 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from certdp.certificate import Certificate
+from certdp.numbers import parse_exact
 from certdp.workflows.audit import audit_claim
 from certdp.workflows.audit import audit as _audit_value
 from certdp.workflows.calibrate import calibrate as _calibrate
@@ -22,8 +23,6 @@ __all__ = ["calibrate", "audit", "profile", "profile_curve", "verify", "compose"
 
 def _check(name: str, epsilon: object, delta: object, fixed: dict[str, Any]) -> None:
     """Parse-layer and domain checks up front (docs/domains.md): InputError naming the parameter."""
-    from certdp.numbers import parse_exact
-
     scalar = isinstance(epsilon, (str, int, float, Fraction, Decimal)) or epsilon is None
     eps = [epsilon] if scalar else list(epsilon)
     for e in eps:

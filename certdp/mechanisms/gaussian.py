@@ -26,7 +26,7 @@ __all__ = ["Gaussian", "gaussian_log_delta_float"]
 
 def gaussian_log_delta_float(sigma: float, epsilon: float, sensitivity: float) -> float:
     """float64 log delta(eps) of the Gaussian mechanism (NOT certified: candidates and peers only)."""
-    log_ndtr = _scipy().log_ndtr
+    log_ndtr = _LOG_NDTR[0] if _LOG_NDTR else _load_scipy()[0]
     a = sensitivity / (2.0 * sigma)
     b = epsilon * sigma / sensitivity
     la = float(log_ndtr(a - b))
@@ -37,26 +37,20 @@ def gaussian_log_delta_float(sigma: float, epsilon: float, sensitivity: float) -
     return la + math.log1p(-math.exp(gap))
 
 
-class _SciPy:
-    """SciPy's ``log_ndtr`` and ``brentq``, imported on first use (``import certdp`` stays light)
-    and then held here: an import statement inside a function called 20 times per calibration
-    costs more than the float arithmetic it serves."""
-
-    def __init__(self) -> None:
-        from scipy.optimize import brentq
-        from scipy.special import log_ndtr
-
-        self.brentq = brentq
-        self.log_ndtr = log_ndtr
+#: SciPy's ``log_ndtr`` and ``brentq``, imported on first use (``import certdp`` stays light) and
+#: then held here: an import statement inside a function called 15 times per calibration costs
+#: more than the float arithmetic it serves.
+_LOG_NDTR: list = []
+_BRENTQ: list = []
 
 
-_SCIPY: list[_SciPy] = []
+def _load_scipy() -> tuple:
+    from scipy.optimize import brentq
+    from scipy.special import log_ndtr
 
-
-def _scipy() -> _SciPy:
-    if not _SCIPY:
-        _SCIPY.append(_SciPy())
-    return _SCIPY[0]
+    _LOG_NDTR[:] = [log_ndtr]
+    _BRENTQ[:] = [brentq]
+    return log_ndtr, brentq
 
 
 @register
@@ -108,7 +102,7 @@ class Gaussian(Mechanism):
     def float_candidate(cls, epsilon: float, log_delta: float, sensitivity: Fraction = Fraction(1),
                         dimension: int = 1) -> float | None:
         """Solve log delta(sigma) = log_delta in log sigma with Brent's method (float64)."""
-        brentq = _scipy().brentq
+        brentq = _BRENTQ[0] if _BRENTQ else _load_scipy()[1]
         sens = float(sensitivity)
         if not (epsilon > 0 and math.isfinite(epsilon) and sens > 0 and math.isfinite(sens)):
             return None

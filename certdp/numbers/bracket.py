@@ -134,10 +134,11 @@ def _digits_for(rtol: Fraction) -> int:
 
 
 @lru_cache(maxsize=64)
-def _walk_for(rtol_num: int, rtol_den: int, safe_dir: int) -> tuple[int, tuple[tuple[int, str, tuple[Fraction, ...]], ...]]:
+def _walk_for(rtol_num: int, rtol_den: int,
+              safe_dir: int) -> tuple[int, tuple[tuple[int, str, tuple[tuple[int, int], ...]], ...]]:
     """Per-rtol constants of the walk from the candidate (cached on the exact rtol): the digits of
     :func:`_digits_for` and, for each side (the safe one first), its sign, rounding direction and
-    the factors ``1 + sign * step`` for the steps ``first, rtol, 1e-11, ...`` (coarse steps above
+    the factors ``1 + sign * step`` (as integer pairs ``(numerator, denominator)``) for the steps ``first, rtol, 1e-11, ...`` (coarse steps above
     rtol only). The first step is ``rtol/2`` on the safe side and ``rtol/4`` on the other: with the
     < rtol/8 rounding of each point the bracket is still <= rtol wide; "private" is usually the
     costlier decision (a sup over all neighbours), and its margin grows with the distance from the
@@ -146,7 +147,8 @@ def _walk_for(rtol_num: int, rtol_den: int, safe_dir: int) -> tuple[int, tuple[t
     coarse = [rtol] + [c for c in _COARSE_STEPS if c > rtol]
     first_step = {safe_dir: rtol / 2, -safe_dir: rtol / 4}
     sides = tuple(
-        (sign, "up" if sign > 0 else "down", tuple(1 + sign * step for step in [first_step[sign]] + coarse))
+        (sign, "up" if sign > 0 else "down",
+         tuple((f.numerator, f.denominator) for f in (1 + sign * step for step in [first_step[sign]] + coarse)))
         for sign in (safe_dir, -safe_dir)
     )
     return _digits_for(rtol), sides
@@ -210,8 +212,8 @@ def certified_monotone_bracket(
         # Walk outward on both sides of the float candidate: center * factor, rounded outward.
         num, den = center.numerator, center.denominator
         for sign, direction, factors in sides:
-            for factor in factors:
-                probe_point(round_ratio(num * factor.numerator, den * factor.denominator, digits, direction))
+            for factor_num, factor_den in factors:
+                probe_point(round_ratio(num * factor_num, den * factor_den, digits, direction))
                 if (sign == safe_dir and safe_pt is not None) or (sign != safe_dir and unsafe_pt is not None):
                     break
     # Exponential search for whichever side is still missing (floats failed or were far off).

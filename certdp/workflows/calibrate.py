@@ -96,10 +96,10 @@ def _bracket_calibration(cls: Any, epsilon: object, delta: object, rtol: object,
     clock = Stopwatch()
     eps = parse_positive(epsilon, "epsilon")
     tol = parse_positive(rtol, "rtol")
-    if not tol < 1:
+    if not tol.numerator < tol.denominator:
         raise InputError("rtol", "must be < 1")
     delta_q = parse_exact(delta, "delta")
-    if delta_q == 0 and hasattr(cls, "pure_dp_scale"):
+    if delta_q.numerator == 0 and hasattr(cls, "pure_dp_scale"):
         return _pure_dp(cls, eps, params, clock)
     delta_q = parse_probability(delta, "delta")
 

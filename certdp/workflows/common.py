@@ -6,7 +6,7 @@ import math
 from fractions import Fraction
 from typing import Any, Callable
 
-from flint import arb
+from flint import arb, ctx
 
 from certdp.mechanisms import get_mechanism
 from certdp.mechanisms.base import Mechanism
@@ -34,8 +34,14 @@ def profile_closure(mechanism: type[Mechanism], epsilon: Fraction, fixed: dict[s
     if independent and hasattr(mechanism, "independent_profile_ball"):
         evaluate = mechanism.independent_profile_ball
 
+    epsilon_balls: dict[int, arb] = {}  # arb_of(epsilon) at each working precision (a ball is immutable)
+
     def profile(t: arb) -> arb:
-        return evaluate(t, arb_of(epsilon), **fixed)
+        prec = ctx.prec
+        eps_ball = epsilon_balls.get(prec)
+        if eps_ball is None:
+            eps_ball = epsilon_balls[prec] = arb_of(epsilon)
+        return evaluate(t, eps_ball, **fixed)
 
     return profile
 
