@@ -33,7 +33,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Callable
 
-from flint import arb, ctx
+from flint import arb, ctx, fmpq
 
 from certdp.numbers.balls import arb_of, round_fraction, round_ratio
 from certdp.numbers.compare import Decision
@@ -85,14 +85,15 @@ class Bracket:
         return (Fraction(self.hi) - Fraction(self.lo)) / Fraction(self.safe)
 
 
-@dataclass
 class _Search:
-    profile: Profile
-    delta: Fraction
-    increasing: bool
-    ladder: tuple[int, ...]
-    evaluations: int = 0
-    max_bits: int = 0
+    """The profile, target and ladder of one bracket search, with its evaluation counters."""
+
+    __slots__ = ("profile", "delta", "increasing", "ladder", "evaluations", "max_bits")
+
+    def __init__(self, profile: Profile, delta: Fraction, increasing: bool, ladder: tuple[int, ...]):
+        self.profile, self.delta, self.increasing, self.ladder = profile, delta, increasing, ladder
+        self.evaluations = 0
+        self.max_bits = 0
 
     def classify(self, t: Decimal) -> tuple[Decision, Enclosure | None]:
         """YES if delta(t) <= delta is proven, NO if delta(t) > delta is proven, else UNKNOWN."""
@@ -114,12 +115,14 @@ def classify_point(
     ball, a ``(low, high)`` pair or a ``(low, high, settled)`` triple.
     """
     point = t if type(t) is Fraction else Fraction(t)
+    num, den = point.numerator, point.denominator
 
     def ball_at():
-        value = profile(arb_of(point))
+        value = profile(arb(num) if den == 1 else arb(fmpq(num, den)))  # arb_of(point)
         if counter is not None:
             counter.evaluations += 1  # type: ignore[attr-defined]
-            counter.max_bits = max(counter.max_bits, ctx.prec)  # type: ignore[attr-defined]
+            if ctx.prec > counter.max_bits:  # type: ignore[attr-defined]
+                counter.max_bits = ctx.prec  # type: ignore[attr-defined]
         return value
 
     decision, enclosure, _ = decide_on_ladder(ball_at, delta, ladder)
@@ -218,7 +221,9 @@ def certified_monotone_bracket(
                     break
     # Exponential search for whichever side is still missing (floats failed or were far off).
     start = center if center is not None and center.numerator > 0 else Fraction(1)
-    for sign, missing in ((safe_dir, lambda: safe_pt is None), (-safe_dir, lambda: unsafe_pt is None)):
+    searches = () if safe_pt is not None and unsafe_pt is not None else (
+        (safe_dir, lambda: safe_pt is None), (-safe_dir, lambda: unsafe_pt is None))
+    for sign, missing in searches:
         if not missing():
             continue
         factor = Fraction(2)
