@@ -42,7 +42,7 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
     no alpha slack: the mechanism at b_hi is (eps, delta)-DP outright.
     """
     from certdp.certificate import Certificate, Stopwatch
-    from certdp.engines.product_loss import float_product_scale, product_delta_bounds
+    from certdp.engines.product_loss import float_product_scale, product_delta_bounds, standard_coordinates
     from certdp.mechanisms.generalized_gaussian import GeneralizedGaussian, parse_sensitivity_vector, parse_shape
     from certdp.workflows.calibrate import calibrate
 
@@ -55,7 +55,8 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
     clock = Stopwatch()
     eps = parse_positive(epsilon, "epsilon")
     dlt = parse_probability(delta, "delta")
-    cand = float_product_scale(float(p), float(eps), float(dlt), [float(q) for q in active])
+    # the walk's first steps are rtol/2 wide: a candidate to 1e-5 is plenty
+    cand = float_product_scale(float(p), float(eps), float(dlt), [float(q) for q in active], polish_tol=1e-5)
     if cand is None:
         raise UndecidedError("vector calibration: no float candidate")
     target = arb_of(dlt)
@@ -64,16 +65,20 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
     enc_hi = enc_lo = None
     evaluations = 0
     with working_precision(64):
+        # cut points and bin masses once, at the candidate scale: every trial scale reuses them
+        standard = standard_coordinates(p, cand, active, dt=grid_step)
         for _ in range(12):
             if b_hi is None:
                 trial = dyadic(cand * (1 + w), 40)
-                lo, hi = product_delta_bounds(p, arb_of(trial), arb_of(eps), active, dt=grid_step)
+                lo, hi = product_delta_bounds(p, arb_of(trial), arb_of(eps), active, dt=grid_step,
+                                              standard=standard)
                 evaluations += 1
                 if arb(hi) <= target:
                     b_hi, enc_hi = trial, (lo, hi)
             if b_lo is None:
                 trial = dyadic(cand * (1 - w), 40)
-                lo, hi = product_delta_bounds(p, arb_of(trial), arb_of(eps), active, dt=grid_step)
+                lo, hi = product_delta_bounds(p, arb_of(trial), arb_of(eps), active, dt=grid_step,
+                                              standard=standard)
                 evaluations += 1
                 if arb(lo) > target:
                     b_lo, enc_lo = trial, (lo, hi)
