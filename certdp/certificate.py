@@ -71,6 +71,15 @@ class CertificateFormatError(ValueError):
 
 
 @lru_cache(maxsize=1)
+def _parameter_string():
+    """:func:`certdp.mechanisms.base.parameter_string` (imported on first use: the mechanisms import
+    this module)."""
+    from certdp.mechanisms.base import parameter_string
+
+    return parameter_string
+
+
+@lru_cache(maxsize=1)
 def _versions() -> tuple[tuple[str, str], ...]:
     from importlib import metadata
 
@@ -197,8 +206,7 @@ class Certificate:
     def _build(cls, *, kind: str, claim: str, mechanism: str, parameters: Mapping[str, Any],
                inputs: Mapping[str, Any], method: str, lemma: str, extra: Mapping[str, Any] | None,
                timing_seconds: float, **content: Any) -> "Certificate":
-        from certdp.mechanisms.base import parameter_string
-
+        parameter_string = _parameter_string()
         cert = cls(
             kind=kind, claim=claim, mechanism=mechanism,
             parameters={k: parameter_string(v) for k, v in parameters.items() if v is not None},

@@ -104,8 +104,9 @@ def _bracket_calibration(cls: Any, epsilon: object, delta: object, rtol: object,
     delta_q = parse_probability(delta, "delta")
 
     candidate: object = None
-    if hasattr(cls, "exact_candidate"):
-        candidate = cls.exact_candidate(delta_q, **params)
+    exact_candidate = getattr(cls, "exact_candidate", None)
+    if exact_candidate is not None:
+        candidate = exact_candidate(delta_q, **params)
     else:
         eps_float = float_or_none(eps)
         if eps_float is not None:
