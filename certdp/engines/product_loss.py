@@ -157,14 +157,15 @@ class StandardCoordinate:
         zero = arb(0)
         self.p = p
         self.ys = ys
+        self.balls = [arb(float(y)) for y in ys]  # exact
         self.powers: list[arb] = []
         surv = []
-        for y in ys:
+        for y, y_ball in zip(ys, self.balls):
             if y == 0.0:
                 surv.append(arb(1) / 2)
                 self.powers.append(zero)
                 continue
-            log_abs = abs(arb(float(y))).log()
+            log_abs = abs(y_ball).log()
             surv.append(_survival_from_log(1 if y > 0 else -1, log_abs, p_a, zero))
             self.powers.append((p_a * log_abs).exp())
         masses = [1 - surv[0]] + [surv[k - 1] - surv[k] for k in range(1, len(ys))] + [surv[-1]]
@@ -203,10 +204,11 @@ def _coordinate_laws(p: Fraction, b: arb, d: Fraction, dt: float, tail: float,
     inv_dt = arb(1) / arb(dt)  # dt is a power of two: exact
     up_idx = []
     lo_idx = []
-    for y, y_pow in zip(standard.ys, standard.powers):
-        scaled = (_abs_pow(arb(float(y)) + d_over_b, p_a) - y_pow) * inv_dt  # l(b y) / dt
-        up_idx.append(math.ceil(float_upper(scaled)))
-        lo_idx.append(math.floor(float_lower(scaled)))
+    ceil, floor, upper, lower = math.ceil, math.floor, float_upper, float_lower
+    for y_ball, y_pow in zip(standard.balls, standard.powers):
+        scaled = (_abs_pow(y_ball + d_over_b, p_a) - y_pow) * inv_dt  # l(b y) / dt
+        up_idx.append(ceil(upper(scaled)))
+        lo_idx.append(floor(lower(scaled)))
     k_count = len(standard.ys)
     mass_up, mass_lo = standard.mass_up, standard.mass_lo
     # UPPER law: bin k (k = 0..K-1) -> up_idx[k]; last bin -> +inf (p > 1) or Delta/b (p = 1)
