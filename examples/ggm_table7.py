@@ -4,7 +4,8 @@ p-hat: float64 search over [1, 4] (NOT certified).  Scales at p-hat and at p = 1
 engine, grid 2^-10, bracket rtol 6e-3) and p = 2, inf (closed forms) are CERTIFIED at delta = the
 paper's delta + alpha.
 Improvement uses L2 at the safe (upper) ends, so it is a conservative figure for our p-hat.
-Run: python examples/ggm_table7.py [--limit SECONDS] [eps delta]...   (or --all: the paper's 12 rows)
+Run: python examples/ggm_table7.py [--limit SECONDS] [--grid-bits B] [--rtol R] [eps delta]...
+(or --all: the paper's 12 rows); defaults: grid 2^-10, rtol 6e-3.
 """
 
 from __future__ import annotations
@@ -133,8 +134,14 @@ def main(pairs, limit: float = 0.0):
 if __name__ == "__main__":
     args = sys.argv[1:]
     limit = 0.0
-    if args[:1] == ["--limit"]:
-        limit, args = float(args[1]), args[2:]
+    while args[:1] in (["--limit"], ["--grid-bits"], ["--rtol"]):
+        if args[0] == "--limit":
+            limit = float(args[1])
+        elif args[0] == "--grid-bits":
+            STEP = 2.0 ** -int(args[1])
+        else:
+            RTOL = float(args[1])
+        args = args[2:]
     if args == ["--all"]:
         pairs = list(PAPER)
     else:
