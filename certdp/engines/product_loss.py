@@ -392,9 +392,19 @@ def float_product_scale(p: float, eps: float, delta: float, sensitivities, polis
     if lo is None or hi is None:
         return None
     lo *= 0.999
+    def remembered(fn):
+        """``fn`` with its values kept: brentq re-evaluates the bracket ends we already tried."""
+        seen: dict[float, float] = {}
+
+        def at(x: float) -> float:
+            if x not in seen:
+                seen[x] = fn(x)
+            return seen[x]
+        return at
+
     try:
-        f = lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities, dt=coarse_dt),
-                                    1e-300)) - math.log(delta)
+        f = remembered(lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities,
+                                                                   dt=coarse_dt), 1e-300)) - math.log(delta))
         if f(math.log(lo)) < 0:
             return lo
         k = 0
@@ -405,8 +415,8 @@ def float_product_scale(p: float, eps: float, delta: float, sensitivities, polis
         if not polish:
             return b0
         # polish at a finer grid from the coarse root
-        f2 = lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities, dt=2.0**-11),
-                                     1e-300)) - math.log(delta)
+        f2 = remembered(lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities,
+                                                                    dt=2.0**-11), 1e-300)) - math.log(delta))
         a, c = math.log(b0) - 0.01, math.log(b0) + 0.01
         if f2(a) > 0 > f2(c):
             return math.exp(brentq(f2, a, c, xtol=polish_tol, rtol=polish_tol))
