@@ -6,6 +6,7 @@ paper's delta + alpha.
 Improvement uses L2 at the safe (upper) ends, so it is a conservative figure for our p-hat.
 Run: python examples/ggm_table7.py [--limit SECONDS] [--grid-bits B] [--rtol R] [eps delta]...
 (or --all: the paper's 12 rows); defaults: grid 2^-10, rtol 6e-3.
+     python examples/ggm_table7.py --markdown OUTPUT   (the docs/ggm.md table from a run's output)
 """
 
 from __future__ import annotations
@@ -131,8 +132,26 @@ def main(pairs, limit: float = 0.0):
                                         "paper_p": pp, "paper_improvement": ip, "seconds": sec}), flush=True)
 
 
+def markdown(path: str) -> None:
+    """The Markdown table (docs/ggm.md) of the ``JSON`` lines of a run's output."""
+    import json
+
+    rows = [json.loads(line[5:]) for line in open(path) if line.startswith("JSON ")]
+    print("| eps | delta+alpha | Delta | p-hat ours (float) | selected | paper p-hat | improvement ours "
+          "(deployable) | exact improvement at our p-hat, certified range | paper | seconds |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        lo, hi = r["improvement_range"]
+        print(f"| {r['eps']} | {r['delta']} | {r['Delta']} | {float(r['p_hat']):.2f} | {r['selected']} | "
+              f"{r['paper_p']:.2f} | {r['improvement']:.2f} % | [{lo:.2f}, {hi:.2f}] % | "
+              f"{r['paper_improvement']:.2f} % | {r['seconds']:.0f} |")
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args[:1] == ["--markdown"]:
+        markdown(args[1])
+        sys.exit(0)
     limit = 0.0
     while args[:1] in (["--limit"], ["--grid-bits"], ["--rtol"]):
         if args[0] == "--limit":
