@@ -251,3 +251,49 @@ def test_fast_certificates_verify_in_a_fresh_process(tmp_path):
     status = dict(line.rsplit(" ", 1) for line in out.stdout.strip().splitlines())
     assert all(status[f] == "VALID" for f in files), status
     assert status[str(tmp_path / "forged.json")] == "INVALID"
+
+
+# ------------------------------------------------------------------ the float candidate
+def _scipy_candidate(eps: float, log_d: float, sens: float) -> float:
+    """The float candidate as SciPy computes it: ``brentq`` on the ufunc ``log_ndtr`` formula."""
+    from scipy.optimize import brentq
+    from scipy.special import log_ndtr
+
+    def gap(log_sigma: float) -> float:
+        sigma = math.exp(log_sigma)
+        a, b = sens / (2.0 * sigma), eps * sigma / sens
+        la, lb = float(log_ndtr(a - b)), float(log_ndtr(-a - b))
+        g = eps + lb - la
+        return (-math.inf if g >= 0.0 else la + math.log1p(-math.exp(g))) - log_d
+
+    c = math.log(sens) + 0.5 * math.log(2.0 * (math.log(1.25) - log_d)) - math.log(eps)
+    lo, hi = c - 2.0, c + 0.5
+    while gap(lo) <= 0:
+        lo -= 2.0
+    while gap(hi) >= 0:
+        hi += 2.0
+    return math.exp(brentq(gap, lo, hi, xtol=1e-15, rtol=8.9e-16, maxiter=200))
+
+
+def test_float_candidate_is_scipys_bit_for_bit():
+    """The ported Brent and the scalar log_ndtr give SciPy's candidate exactly (so the rounded
+    bracket points, hence the certificates, are those of the SciPy path)."""
+    from scipy.optimize import brentq
+
+    from certdp.mechanisms.gaussian import Gaussian
+    from certdp.numbers.float_brent import brent_root
+
+    rng = random.Random(23)
+    for _ in range(1500):
+        eps, log_d, sens = 10 ** rng.uniform(-3, 2.5), -(10 ** rng.uniform(-1.5, 3.3)), 10 ** rng.uniform(-2, 2)
+        assert Gaussian.float_candidate(eps, log_d, Fraction(repr(sens))) == _scipy_candidate(eps, log_d, sens)
+    for i in range(500):
+        r, k = rng.uniform(-3, 3), rng.randint(1, 5)
+        f = lambda x: (x - r) ** k * math.exp(x / 7) + 1e-2 * math.sin(x)  # noqa: E731
+        lo, hi = r - rng.uniform(0.1, 5), r + rng.uniform(0.1, 5)
+        if math.copysign(1, f(lo)) != math.copysign(1, f(hi)):
+            for xtol, rtol in ((1e-12, 8.9e-16), (1e-6, 1e-6)):
+                assert brent_root(f, lo, hi, xtol=xtol, rtol=rtol, maxiter=100) == \
+                    brentq(f, lo, hi, xtol=xtol, rtol=rtol, maxiter=100)
+    with pytest.raises(ValueError):
+        brent_root(lambda x: x, 1.0, 2.0, xtol=1e-12, rtol=1e-12, maxiter=50)  # no sign change
