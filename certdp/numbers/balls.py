@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 from fractions import Fraction
-from functools import lru_cache
 
 from flint import arb, fmpq
 
@@ -125,9 +124,12 @@ def log_normal_cdf(x: arb) -> arb:
     return normal_cdf(x).log()
 
 
-@lru_cache(maxsize=1024)
+_POW10 = tuple(10**k for k in range(400))
+
+
 def _pow10(k: int) -> int:
-    return 10**k
+    """10^k for k >= 0 (a table lookup for the exponents the hot path uses)."""
+    return _POW10[k] if 0 <= k < 400 else 10**k
 
 
 def _at_least_power_of_ten(a: int, den: int, e: int) -> bool:
