@@ -106,7 +106,8 @@ def main(pairs, limit: float = 0.0):
     import json
     import signal
 
-    print(f"{'eps':>4} {'d+a':>5} {'Delta':>14} | {'p_hat':>5} {'sel':>5} {'paper':>5} | {'impr%':>6} {'exact impr. range':>18} "
+    print(f"{'eps':>4} {'d+a':>5} {'Delta':>14} | {'p_hat':>5} {'sel':>5} {'paper':>5} | {'impr%':>6} "
+          f"{'exact impr. range':>18} "
           f"{'paper':>6} | "
           f"{'L2':>9} {'bench':>9} | sec")
     for eps, delta in pairs:
@@ -128,7 +129,8 @@ def main(pairs, limit: float = 0.0):
             print(f"{eps:>4} {delta:>5} {name:>14} | {float(shape):5.2f} {selected:>5} {pp:5.2f} | {impr:6.2f} "
                   f"[{at_least:6.2f}, {at_most:6.2f}] {ip:6.2f} | {l2:9.3f} {bench:9.3f} | {sec:5.1f}", flush=True)
             print("JSON " + json.dumps({"eps": eps, "delta": delta, "Delta": name, "p_hat": shape,
-                                        "selected": selected, "improvement": impr, "improvement_range": [at_least, at_most], "l2": l2, "bench": bench,
+                                        "selected": selected, "improvement": impr,
+                                        "improvement_range": [at_least, at_most], "l2": l2, "bench": bench,
                                         "paper_p": pp, "paper_improvement": ip, "seconds": sec}), flush=True)
 
 

@@ -137,7 +137,8 @@ def test_enclosure_of_a_ball_is_outward_and_lazy():
             assert (Fraction(lm) * Fraction(2) ** le, Fraction(hm) * Fraction(2) ** he) == (lo, hi)
             enc = Enclosure.from_arb(x, 64)
             strings = enc.strings()  # written from the digits, before the Fractions exist
-            assert enc.lower == reference_round(lo, 20, "down") <= lo and hi <= enc.upper == reference_round(hi, 20, "up")
+            assert enc.lower == reference_round(lo, 20, "down") <= lo
+            assert hi <= enc.upper == reference_round(hi, 20, "up")
             assert strings == [exact_str(enc.lower), exact_str(enc.upper)]
             assert enc == Enclosure(enc.lower, enc.upper, 64) and hash(enc) == hash(Enclosure(enc.lower, enc.upper, 64))
     finally:

@@ -141,8 +141,8 @@ def _walk_for(rtol_num: int, rtol_den: int,
               safe_dir: int) -> tuple[int, tuple[tuple[int, str, tuple[tuple[int, int], ...]], ...]]:
     """Per-rtol constants of the walk from the candidate (cached on the exact rtol): the digits of
     :func:`_digits_for` and, for each side (the safe one first), its sign, rounding direction and
-    the factors ``1 + sign * step`` (as integer pairs ``(numerator, denominator)``) for the steps ``first, rtol, 1e-11, ...`` (coarse steps above
-    rtol only). The first step is ``rtol/2`` on the safe side and ``rtol/4`` on the other: with the
+    the factors ``1 + sign * step`` (as integer pairs ``(numerator, denominator)``) for the steps
+    ``first, rtol, 1e-11, ...`` (coarse steps above rtol only). The first step is ``rtol/2`` on the safe side and ``rtol/4`` on the other: with the
     < rtol/8 rounding of each point the bracket is still <= rtol wide; "private" is usually the
     costlier decision (a sup over all neighbours), and its margin grows with the distance from the
     boundary."""
