@@ -298,3 +298,18 @@ def test_float_candidate_is_scipys_bit_for_bit():
                     brentq(f, lo, hi, xtol=xtol, rtol=rtol, maxiter=100)
     with pytest.raises(ValueError):
         brent_root(lambda x: x, 1.0, 2.0, xtol=1e-12, rtol=1e-12, maxiter=50)  # no sign change
+
+
+def test_vector_certificate_cut_points_marker():
+    """A vector certificate says its cut points were shared (standardized at the float candidate);
+    verify rebuilds them only then, so certificates cut per scale (older certdp) still verify, and
+    a removed marker cannot turn into a false VALID (at worst UNDECIDED: any cut points are rigorous)."""
+    from certdp.workflows.ggm_vector import CUT_POINTS_SHARED, calibrate_vector
+
+    cert = calibrate_vector("1.5", 1, "0.01", "1,2", grid_step=2.0**-9, rtol=3e-2)
+    assert cert.extra["cut_points"] == CUT_POINTS_SHARED
+    assert certdp.verify(cert.to_json()).status == "VALID"
+    data = json.loads(cert.to_json())
+    data["extra"].pop("cut_points")
+    edited = Certificate.from_dict(data)
+    assert certdp.verify(edited.seal().to_json()).status in ("UNDECIDED", "VALID")

@@ -23,9 +23,13 @@ from certdp.numbers import (
 from certdp.workflows.ggm_shape_search import dyadic
 from certdp.workflows.methods import METHODS
 
-__all__ = ["calibrate_vector", "vector_shape_search", "VECTOR_GRID_STEP"]
+__all__ = ["calibrate_vector", "vector_shape_search", "VECTOR_GRID_STEP", "CUT_POINTS_SHARED"]
 
 VECTOR_GRID_STEP = 2.0**-13
+#: ``extra["cut_points"]`` of a vector certificate whose enclosures used one set of standardized cut
+#: points, chosen at ``extra["float_candidate"]``, at every scale (``verify`` rebuilds them from it;
+#: a certificate without the key cut each scale at itself, as certdp did before).
+CUT_POINTS_SHARED = "standardized at the float candidate"
 
 
 def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity: object, *,
@@ -97,7 +101,7 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
         precision_bits=64, timing_seconds=clock.elapsed(),
         extra={"evaluations": evaluations,
                "delta_enclosure_at_unsafe_end": list(decimal_bounds(arb(enc_lo[0]).union(arb(enc_lo[1])), 17)),
-               "float_candidate": repr(cand)},
+               "float_candidate": repr(cand), "cut_points": CUT_POINTS_SHARED},
     )
 
 

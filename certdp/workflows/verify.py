@@ -41,7 +41,7 @@ VERIFY_LADDER: tuple[int, ...] = (128, 256, 512, 1024, 2048, 4096, 8192)
 
 #: ``extra`` keys that record how a result was found and claim nothing (type-checked only).
 INFORMATIONAL_EXTRA = {"evaluations": int, "notes": list, "float_candidate": str, "settings": dict,
-                       "monotonicity": str}
+                       "monotonicity": str, "cut_points": str}
 
 
 class VerifyInvalid(Exception):
@@ -305,7 +305,10 @@ def _dp_profile(cls: Any, eps: Fraction, delta: Fraction, params: dict[str, Any]
         active = tuple(q for q in params["sensitivity"] if q != 0) if isinstance(params["sensitivity"], tuple) \
             else (params["sensitivity"],)
 
-        reference = _float_scale_text(cert.extra.get("float_candidate"))
+        from certdp.workflows.ggm_vector import CUT_POINTS_SHARED
+
+        reference = _float_scale_text(cert.extra.get("float_candidate")) \
+            if cert.extra.get("cut_points") == CUT_POINTS_SHARED else None
         standards: dict[int, list] = {}
 
         def product(t):
@@ -320,8 +323,9 @@ def _dp_profile(cls: Any, eps: Fraction, delta: Fraction, params: dict[str, Any]
                 standard = standards[ctx.prec]
             lo, hi = product_delta_bounds(params["shape"], t, arb_of(eps), active, dt=step, standard=standard)
             return arb(lo), arb(hi)
-        return product, (f"the product-loss engine at the recorded grid step {cert.inputs['grid_step']}, cut "
-                         "points from the recorded float candidate (same engine)")
+        cuts = "cut points from the recorded float candidate" if reference is not None else "cut points per scale"
+        return product, (f"the product-loss engine at the recorded grid step {cert.inputs['grid_step']}, {cuts} "
+                         "(same engine)")
     if hasattr(cls, "profile_bounds"):  # the exact mixture engines: decision mode at the target
         def mixture(t):
             return cls.profile_bounds(t, arb_of(eps), rel_tol=1e-9, target=arb_of(delta), **params)
