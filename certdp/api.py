@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from certdp.certificate import Certificate
+from certdp.numbers import parse_exact
 from certdp.workflows.audit import audit_claim
 from certdp.workflows.audit import audit as _audit_value
 from certdp.workflows.calibrate import calibrate as _calibrate
@@ -12,6 +15,7 @@ from certdp.workflows.claims import CLAIMS
 import certdp.workflows.sgg_audit  # noqa: E402,F401  (registers the "r1smg" claim)
 from certdp.workflows.profile import profile as _profile
 from certdp.workflows.profile import profile_curve as _profile_curve
+from certdp.workflows.common import typed_key
 from certdp.workflows.domains import check_domain
 from certdp.workflows.verify import Verification, verify
 
@@ -19,16 +23,28 @@ __all__ = ["calibrate", "audit", "profile", "profile_curve", "verify", "compose"
 
 
 def _check(name: str, epsilon: object, delta: object, fixed: dict[str, Any]) -> None:
-    """Parse-layer and domain checks up front (docs/domains.md): InputError naming the parameter."""
-    from certdp.numbers import parse_exact
+    """Parse-layer and domain checks up front (docs/domains.md): InputError naming the parameter.
 
-    eps = [epsilon] if isinstance(epsilon, (str, int, float)) or epsilon is None else list(epsilon)
+    Inputs that passed are remembered (typed, see :func:`certdp.workflows.common.typed_key`), so a
+    repeated call skips the checks; a failing input is checked -- and refused -- every time."""
+    key = typed_key(name, {"epsilon": epsilon, "delta": delta, **fixed})
+    if key is not None and key in _CHECKED:
+        return
+    scalar = isinstance(epsilon, (str, int, float, Fraction, Decimal)) or epsilon is None
+    eps = [epsilon] if scalar else list(epsilon)
     for e in eps:
         if e is not None:
             parse_exact(e, "epsilon")
     if delta is not None:
         parse_exact(delta, "delta")
     check_domain(name, epsilon=eps, delta=delta, **fixed)
+    if key is not None:
+        if len(_CHECKED) >= 4096:
+            _CHECKED.clear()
+        _CHECKED.add(key)
+
+
+_CHECKED: set[tuple] = set()
 
 
 def calibrate(mechanism: str, *, epsilon: object, delta: object, **kwargs: Any) -> Certificate:

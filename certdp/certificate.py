@@ -44,6 +44,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Mapping
 
+from certdp.numbers.exact import exact_str
+
 __all__ = ["Certificate", "CertificateFormatError", "SCHEMA", "CLAIMS_BY_KIND", "package_versions",
            "number_text", "Stopwatch"]
 
@@ -66,6 +68,15 @@ _NUMBER_RE = re.compile(r"^-?(\d+\.?\d*|\.\d+)(e([+-]?\d{1,7}))?$|^-?\d+/\d+$")
 
 class CertificateFormatError(ValueError):
     """The text is not a well-formed certdp certificate (the message says what is wrong)."""
+
+
+@lru_cache(maxsize=1)
+def _parameter_string():
+    """:func:`certdp.mechanisms.base.parameter_string` (imported on first use: the mechanisms import
+    this module)."""
+    from certdp.mechanisms.base import parameter_string
+
+    return parameter_string
 
 
 @lru_cache(maxsize=1)
@@ -114,15 +125,29 @@ def number_text(value: Any, where: str) -> Fraction:
 
 
 def _exact(q: Fraction | Decimal | int) -> str:
-    from certdp.numbers.exact import exact_str
-
-    return exact_str(q if type(q) in (Fraction, int) else Fraction(q))
+    return exact_str(q)
 
 
-def _display_value(q: Fraction) -> Decimal | Fraction:
+def _display_value(q: Fraction | Decimal) -> Decimal | Fraction:
     """A terminating rational as a Decimal (what users print), any other rational as a Fraction."""
     text = _exact(q)
     return Fraction(q) if "/" in text else Decimal(text)
+
+
+def _canonical_decimal(x: Any) -> Decimal:
+    """``Decimal(exact_str(x))`` for a terminating decimal ``x`` (a Decimal needs no Fraction)."""
+    return Decimal(_exact(x if type(x) is Decimal else Fraction(x)))
+
+
+_STAMP: list[tuple[int, str]] = [(-1, "")]
+
+
+def _utc_now() -> str:
+    """The UTC time to the second, ``2026-01-31T12:00:00Z`` (formatted once per second)."""
+    now = int(time.time())
+    if _STAMP[0][0] != now:
+        _STAMP[0] = (now, datetime.fromtimestamp(now, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return _STAMP[0][1]
 
 
 def _strings(pair: Any) -> list[str] | None:
@@ -138,7 +163,14 @@ def _strings(pair: Any) -> list[str] | None:
 @dataclass
 class Certificate:
     """A certified statement (see the module docstring). Build one with :meth:`for_calibration`,
-    :meth:`for_audit` or :meth:`for_profile`; those seal it (fill ``digest``).
+    :meth:`for_audit` or :meth:`for_profile`; those seal it.
+
+    Sealing is lazy: a built certificate's ``guarantee`` (:meth:`statement`) and ``digest``
+    (:meth:`compute_digest`) are computed on first access -- reading either field, ``to_dict``,
+    ``to_json``, ``==`` -- and then kept, so a calibration that nobody prints pays neither. A
+    built certificate is complete: editing a field afterwards is forging it (call :meth:`seal`
+    to recompute the digest, as a forger would; ``verify`` re-proves the content either way).
+    A certificate read by :meth:`from_json` keeps the ``guarantee`` and ``digest`` it was given.
 
     ``value`` is the parameter the statement is about (for a calibration: the safe end of
     ``interval``), a :class:`~decimal.Decimal` when it is a terminating decimal, else a
@@ -165,7 +197,7 @@ class Certificate:
     extra: dict[str, Any] = field(default_factory=dict)
     timing_seconds: float = 0.0
     versions: dict[str, str] = field(default_factory=package_versions)
-    created: str = field(default_factory=lambda: datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    created: str = field(default_factory=_utc_now)
     schema: str = SCHEMA
     digest: str = ""
 
@@ -174,8 +206,7 @@ class Certificate:
     def _build(cls, *, kind: str, claim: str, mechanism: str, parameters: Mapping[str, Any],
                inputs: Mapping[str, Any], method: str, lemma: str, extra: Mapping[str, Any] | None,
                timing_seconds: float, **content: Any) -> "Certificate":
-        from certdp.mechanisms.base import parameter_string
-
+        parameter_string = _parameter_string()
         cert = cls(
             kind=kind, claim=claim, mechanism=mechanism,
             parameters={k: parameter_string(v) for k, v in parameters.items() if v is not None},
@@ -184,8 +215,20 @@ class Certificate:
             extra={k: v for k, v in (extra or {}).items() if v is not None},
             timing_seconds=timing_seconds, **content,
         )
-        cert.guarantee = cert.statement()
-        return cert.seal()
+        # lazy seal: `guarantee` and `digest` are computed by __getattr__ on first access
+        del cert.__dict__["guarantee"], cert.__dict__["digest"]
+        return cert
+
+    def __getattr__(self, name: str) -> Any:
+        """Compute a lazily sealed ``guarantee`` or ``digest`` (called only when it is not set yet)."""
+        if name == "guarantee":
+            value = self.statement()
+        elif name == "digest":
+            value = self.compute_digest()
+        else:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self.__dict__[name] = value
+        return value
 
     @classmethod
     def for_calibration(cls, *, claim: str, mechanism: str, parameter: str, parameters: Mapping[str, Any],
@@ -195,14 +238,13 @@ class Certificate:
                         inputs: Mapping[str, Any] | None = None, precision_bits: int = 0,
                         timing_seconds: float = 0.0, extra: Mapping[str, Any] | None = None) -> "Certificate":
         """A calibration certificate; ``value`` is the ``safe_side`` end of ``interval``."""
-        lo, hi = (Fraction(x) for x in interval)
-        safe = hi if safe_side == "upper" else lo
+        lo, hi = (_canonical_decimal(x) for x in interval)
         return cls._build(
             kind="calibration", claim=claim, mechanism=mechanism, parameters=parameters,
             inputs={"epsilon": epsilon, "delta": delta, "rtol": rtol, **(inputs or {})},
             method=method, lemma=lemma, extra=extra, timing_seconds=timing_seconds,
-            parameter=parameter, value=_display_value(safe),
-            interval=(Decimal(_exact(lo)), Decimal(_exact(hi))), safe_side=safe_side,
+            parameter=parameter, value=hi if safe_side == "upper" else lo,
+            interval=(lo, hi), safe_side=safe_side,
             delta_enclosure=_strings(delta_enclosure),
             condition=dict(condition) if condition else None, precision_bits=precision_bits,
         )
@@ -302,13 +344,11 @@ class Certificate:
     # ------------------------------------------------------------ digest
     def body(self) -> dict[str, Any]:
         """The certified content: every field except ``digest`` and the provenance fields."""
-        data = self.to_dict()
-        for key in ("digest", *PROVENANCE_FIELDS):
-            data.pop(key)
-        return data
+        return self._data(_BODY_FIELDS)
 
     def compute_digest(self) -> str:
-        canonical = json.dumps(self.body(), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        """SHA-256 of the canonical JSON (sorted keys, no spaces, ASCII) of :meth:`body`."""
+        canonical = _CANONICAL_JSON.encode(self.body())
         return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
     def seal(self) -> "Certificate":
@@ -319,18 +359,21 @@ class Certificate:
     # ------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data; numbers become exact strings; fields that are None are left out."""
+        return self._data(_field_names())
+
+    def _data(self, names: tuple[str, ...]) -> dict[str, Any]:
         data: dict[str, Any] = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
+        for name in names:
+            v = getattr(self, name)
             if v is None:
                 continue
-            if f.name == "value":
+            if name == "value":
                 v = _exact(v)
-            elif f.name == "interval":
+            elif name == "interval":
                 v = [_exact(x) for x in v]
             elif isinstance(v, (dict, list)):
                 v = _json_copy(v)
-            data[f.name] = v
+            data[name] = v
         return data
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -423,15 +466,53 @@ class Certificate:
         return cls(**out)
 
 
+@lru_cache(maxsize=1)
+def _field_names() -> tuple[str, ...]:
+    return tuple(f.name for f in fields(Certificate))
+
+
+# The lazily sealed fields are looked up through __getattr__: no class attribute may shadow them
+# (the dataclass left their defaults there; __init__ keeps its own copy of the defaults).
+del Certificate.guarantee, Certificate.digest
+_BODY_FIELDS = tuple(name for name in _field_names() if name not in ("digest", *PROVENANCE_FIELDS))
+#: The canonical JSON of the digest, one encoder for all (``json.dumps`` with these options
+#: would build a new encoder per call).
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+class _NotPlain(Exception):
+    pass
+
+
+_PLAIN_LEAVES = (str, int, bool, type(None))
+
+
+def _plain_copy(v: Any) -> Any:
+    """Deep copy of JSON data made of dicts with str keys, lists, tuples, str, int, bool, None;
+    :class:`_NotPlain` for anything else (a float, whose JSON text is decided by ``json``)."""
+    kind = type(v)
+    if kind in _PLAIN_LEAVES:
+        return v
+    if kind is dict:
+        out = {}
+        for k, x in v.items():
+            if type(k) is not str:
+                raise _NotPlain
+            out[k] = _plain_copy(x)
+        return out
+    if kind is list or kind is tuple:
+        return [_plain_copy(x) for x in v]
+    raise _NotPlain
+
+
 def _json_copy(v: Any) -> Any:
-    """``json.loads(json.dumps(v))``, without the round trip for the common flat cases
-    (a dict of strings, a list of strings): same result, a fraction of the time."""
-    if isinstance(v, dict):
-        if all(type(x) is str for x in v.values()) and all(type(k) is str for k in v):
-            return dict(v)
-    elif all(type(x) is str for x in v):
-        return list(v)
-    return json.loads(json.dumps(v))
+    """``json.loads(json.dumps(v))``, without the round trip when ``v`` holds only dicts with
+    string keys, lists, tuples, strings, ints, bools and None (then the round trip is a deep copy
+    with tuples turned into lists): same result, a fraction of the time."""
+    try:
+        return _plain_copy(v)
+    except (_NotPlain, RecursionError):
+        return json.loads(json.dumps(v))
 
 
 def _bad_interval() -> Decimal:

@@ -51,7 +51,7 @@ from certdp.engines.monotone_loss import _survival_from_log
 from certdp.numbers.balls import float_lower, float_upper, to_arb
 
 __all__ = ["product_delta_enclosure", "product_delta_bounds", "float_product_delta", "float_product_scale",
-           "mc_empirical_bernstein", "DEFAULT_GRID_STEP"]
+           "mc_empirical_bernstein", "DEFAULT_GRID_STEP", "StandardCoordinate", "standard_coordinates"]
 
 U = 2.0**-53
 TINY = 2.0**-1074
@@ -137,62 +137,112 @@ def _round_down(x: arb) -> float:
     return max(float_lower(x), 0.0)
 
 
-def _coordinate_laws(p: Fraction, b: arb, d: Fraction, dt: float, tail: float):
+class StandardCoordinate:
+    """One coordinate's cut points in standardized units and their bin masses, shared by scales.
+
+    With X = b Y, Y ~ GGD(0, 1, p), the bin (b y_{k-1}, b y_k] of X has the mass of the bin
+    (y_{k-1}, y_k] of Y, whatever b is, and the loss there is l(b y) = |y + Delta/b|^p - |y|^p,
+    non-decreasing in y.  So the expensive part of a coordinate's law -- the survival function
+    (a regularized incomplete gamma per cut point) -- is computed once for the points ``ys`` and
+    reused by every scale of a bracket search; only the losses depend on b.  Any cut points give
+    a valid enclosure (they only set its tightness), so points chosen at one scale serve all.
+
+    ``ys``: the exact float cut points y_0 < ... < y_{K-1}; ``powers``: Arb balls of |y_k|^p;
+    ``mass_up`` / ``mass_lo``: the bin masses (bin 0 = (-inf, y_0], bins 1..K-1, bin K =
+    (y_{K-1}, inf)) rounded up / down to float64.
+    """
+
+    def __init__(self, p: Fraction, ys: np.ndarray):
+        p_a = to_arb(p)
+        zero = arb(0)
+        self.p = p
+        self.ys = ys
+        self.balls = [arb(float(y)) for y in ys]  # exact
+        self.powers: list[arb] = []
+        surv = []
+        for y, y_ball in zip(ys, self.balls):
+            if y == 0.0:
+                surv.append(arb(1) / 2)
+                self.powers.append(zero)
+                continue
+            log_abs = abs(y_ball).log()
+            surv.append(_survival_from_log(1 if y > 0 else -1, log_abs, p_a, zero))
+            self.powers.append((p_a * log_abs).exp())
+        masses = [1 - surv[0]] + [surv[k - 1] - surv[k] for k in range(1, len(ys))] + [surv[-1]]
+        self.mass_up = [float_upper(m) for m in masses]
+        self.mass_lo = [_round_down(m) for m in masses]
+
+    @classmethod
+    def at_scale(cls, p: Fraction, b: float, d: Fraction, dt: float, tail: float) -> "StandardCoordinate":
+        """Cut points chosen for the scale ``b`` (consecutive losses about ``dt`` apart), standardized."""
+        xs = _cut_points(float(p), b, float(d), dt, tail)
+        return cls(p, xs / b)
+
+
+def _abs_pow(z: arb, p: arb) -> arb:
+    """|z|^p for p > 0 on a ball z (a ball touching 0 gives [0, hi^p]: t -> t^p is increasing)."""
+    a = abs(z)
+    if a > 0:
+        return (p * a.log()).exp()
+    hi = arb(a.upper())
+    return arb(0) if hi == 0 else arb(0).union((p * hi.log()).exp())
+
+
+def _coordinate_laws(p: Fraction, b: arb, d: Fraction, dt: float, tail: float,
+                     standard: StandardCoordinate | None = None):
     """Discrete dominating / dominated laws of l_i(X_i) on the grid dt Z.
 
-    Returns (up_offset, up_masses, up_top, lo_offset, lo_masses): masses as float
-    arrays (already rounded outward), up_top = mass sent to +inf.
+    Returns (up_offset, up_masses, up_mult, up_top, lo_offset, lo_masses, lo_mult): masses as
+    float arrays (already rounded outward), up_top = mass sent to +inf. ``standard`` (the
+    coordinate's standardized cut points and masses, :class:`StandardCoordinate`) is computed
+    here at the scale ``b`` when not given.
     """
-    pf, bf, df = float(p), float(b.mid()), float(d)
-    xs = _cut_points(pf, bf, df, dt, tail)
+    if standard is None:
+        standard = StandardCoordinate.at_scale(p, float(b.mid()), d, dt, tail)
     p_a = to_arb(p)
-    d_a = to_arb(d)
-    log_b = b.log()
-    b_p = b**p_a
+    d_over_b = to_arb(d) / b
     inv_dt = arb(1) / arb(dt)  # dt is a power of two: exact
-    surv = []
-    loss = []
-    for x in xs:
-        xa = arb(float(x))
-        if x == 0.0:
-            surv.append(arb(1) / 2)
-        else:
-            sign = 1 if x > 0 else -1
-            surv.append(_survival_from_log(sign, abs(xa).log(), p_a, log_b))
-        loss.append((abs(xa + d_a) ** p_a - abs(xa) ** p_a) / b_p)
-    k_count = len(xs)
-    # masses: bin 0 = (-inf, x_0], bins 1..K-1 = (x_{k-1}, x_k], bin K = (x_{K-1}, inf)
-    masses = [1 - surv[0]] + [surv[k - 1] - surv[k] for k in range(1, k_count)] + [surv[-1]]
     up_idx = []
     lo_idx = []
-    for k in range(k_count):
-        up_idx.append(math.ceil(float_upper(loss[k] * inv_dt)))
-        lo_idx.append(math.floor(-float_upper(-loss[k] * inv_dt)))
+    ceil, floor, upper, lower = math.ceil, math.floor, float_upper, float_lower
+    for y_ball, y_pow in zip(standard.balls, standard.powers):
+        scaled = (_abs_pow(y_ball + d_over_b, p_a) - y_pow) * inv_dt  # l(b y) / dt
+        up_idx.append(ceil(upper(scaled)))
+        lo_idx.append(floor(lower(scaled)))
+    k_count = len(standard.ys)
+    mass_up, mass_lo = standard.mass_up, standard.mass_lo
     # UPPER law: bin k (k = 0..K-1) -> up_idx[k]; last bin -> +inf (p > 1) or Delta/b (p = 1)
-    up_pairs = [(up_idx[k], float_upper(masses[k])) for k in range(k_count)]
+    up_pairs = list(zip(up_idx, mass_up[:k_count]))
     up_top = 0.0
     if p == 1:
-        last = math.ceil(float_upper(d_a / b * inv_dt))
-        up_pairs.append((last, float_upper(masses[-1])))
+        last = math.ceil(float_upper(d_over_b * inv_dt))
+        up_pairs.append((last, mass_up[-1]))
     else:
-        up_top = float_upper(masses[-1])
+        up_top = mass_up[-1]
     # LOWER law: bin k (k = 1..K) -> lo_idx[k-1]; first bin -> -inf (p > 1, dropped) or -Delta/b (p = 1)
-    lo_pairs = [(lo_idx[k - 1], _round_down(masses[k])) for k in range(1, k_count + 1)]
+    lo_pairs = list(zip(lo_idx, mass_lo[1:]))
     if p == 1:
-        first = math.floor(-float_upper(d_a / b * inv_dt))
-        lo_pairs.append((first, _round_down(masses[0])))
+        first = math.floor(-float_upper(d_over_b * inv_dt))
+        lo_pairs.append((first, mass_lo[0]))
 
     def to_array(pairs):
-        lo = min(i for i, _ in pairs)
-        hi = max(i for i, _ in pairs)
-        arr = np.zeros(hi - lo + 1)
+        idx = np.array([i for i, _ in pairs], dtype=np.int64)
+        lo = int(idx.min())
+        arr = np.zeros(int(idx.max()) - lo + 1)
         for i, m in pairs:
             arr[i - lo] += m  # float sums of non-negative numbers: error bound applied below
-        return lo, arr, max(np.bincount(np.array([i - lo for i, _ in pairs])).max(), 1)
+        return lo, arr, max(int(np.bincount(idx - lo).max()), 1)
 
     up_off, up_arr, up_mult = to_array(up_pairs)
     lo_off, lo_arr, lo_mult = to_array(lo_pairs)
     return up_off, up_arr, up_mult, up_top, lo_off, lo_arr, lo_mult
+
+
+def standard_coordinates(p: Fraction, b: float, sensitivities, *, dt: float = DEFAULT_GRID_STEP,
+                         tail: float = 1e-13) -> list[StandardCoordinate]:
+    """The :class:`StandardCoordinate` of every coordinate, cut for the scale ``b`` (float, a guess):
+    pass it to :func:`product_delta_bounds` at every scale of a search to compute the masses once."""
+    return [StandardCoordinate.at_scale(Fraction(p), b, Fraction(d), dt, tail) for d in sensitivities]
 
 
 def _last_coordinate_sum(c: np.ndarray, c_off: int, m: np.ndarray, m_off: int, eps: arb, dt: float) -> float:
@@ -223,7 +273,8 @@ def _last_coordinate_sum(c: np.ndarray, c_off: int, m: np.ndarray, m_off: int, e
 
 
 def product_delta_bounds(p: Fraction, b: arb, eps: arb, sensitivities, *, dt: float = DEFAULT_GRID_STEP,
-                         tail: float = 1e-13) -> tuple[float, float]:
+                         tail: float = 1e-13, standard: list[StandardCoordinate] | None = None
+                         ) -> tuple[float, float]:
     """Certified (lower, upper) float bounds on delta_{p,b}(eps; Delta), p >= 1 finite, b > 0 a ball.
 
     Coordinates 1..d-1: discrete laws convolved (numpy direct convolution, all
@@ -235,12 +286,19 @@ def product_delta_bounds(p: Fraction, b: arb, eps: arb, sensitivities, *, dt: fl
     The grid index of e.g. eps/dt is decided in float; a misplaced threshold
     can only move a term whose h-value lies within one rounding of 0, which the
     absolute error term covers (h is continuous and vanishes there).
+
+    ``standard`` (from :func:`standard_coordinates`, one per coordinate in the same order) reuses
+    the cut points and bin masses computed once for a search over scales; without it they are
+    computed at ``b``.  Either way the bounds are rigorous (the cut points only set the tightness).
     """
     ups, los = [], []
     top_total = 0.0
     mult = 1
-    for d in sensitivities:
-        up_off, up_arr, mu, up_top, lo_off, lo_arr, ml = _coordinate_laws(Fraction(p), b, Fraction(d), dt, tail)
+    if standard is not None and len(standard) != len(sensitivities):
+        raise ValueError("one standard coordinate per sensitivity is needed")
+    for i, d in enumerate(sensitivities):
+        up_off, up_arr, mu, up_top, lo_off, lo_arr, ml = _coordinate_laws(
+            Fraction(p), b, Fraction(d), dt, tail, None if standard is None else standard[i])
         ups.append((up_off, up_arr))
         los.append((lo_off, lo_arr))
         top_total += up_top
@@ -317,8 +375,10 @@ def float_product_delta(p: float, b: float, eps: float, sensitivities, dt: float
 
 
 def float_product_scale(p: float, eps: float, delta: float, sensitivities, polish: bool = True,
-                        coarse_dt: float = 2.0**-8) -> float | None:
+                        coarse_dt: float = 2.0**-8, polish_tol: float = 1e-7) -> float | None:
     """float64 candidate for b-hat(p) (Brent on log b of the float estimate).
+
+    ``polish``: refine the coarse-grid root on the grid 2^-11 to relative ``polish_tol``.
 
     Bracket: b(p; Delta) >= b(p; max_i Delta_i) (seed 004 App. D.2: the d-dim divergence
     dominates each 1-D one), and the 1-D scale for ||Delta||_1 as a first upper guess.
@@ -332,9 +392,19 @@ def float_product_scale(p: float, eps: float, delta: float, sensitivities, polis
     if lo is None or hi is None:
         return None
     lo *= 0.999
+    def remembered(fn):
+        """``fn`` with its values kept: brentq re-evaluates the bracket ends we already tried."""
+        seen: dict[float, float] = {}
+
+        def at(x: float) -> float:
+            if x not in seen:
+                seen[x] = fn(x)
+            return seen[x]
+        return at
+
     try:
-        f = lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities, dt=coarse_dt),
-                                    1e-300)) - math.log(delta)
+        f = remembered(lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities,
+                                                                   dt=coarse_dt), 1e-300)) - math.log(delta))
         if f(math.log(lo)) < 0:
             return lo
         k = 0
@@ -345,11 +415,11 @@ def float_product_scale(p: float, eps: float, delta: float, sensitivities, polis
         if not polish:
             return b0
         # polish at a finer grid from the coarse root
-        f2 = lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities, dt=2.0**-11),
-                                     1e-300)) - math.log(delta)
+        f2 = remembered(lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities,
+                                                                    dt=2.0**-11), 1e-300)) - math.log(delta))
         a, c = math.log(b0) - 0.01, math.log(b0) + 0.01
         if f2(a) > 0 > f2(c):
-            return math.exp(brentq(f2, a, c, xtol=1e-7, rtol=1e-7))
+            return math.exp(brentq(f2, a, c, xtol=polish_tol, rtol=polish_tol))
         return b0
     except (ValueError, OverflowError):
         return None

@@ -20,14 +20,14 @@ from certdp.engines.hockey_stick_integral import gaussian_profile_by_integration
 from certdp.generated import arb_gaussian, arb_sgg
 from certdp.mechanisms.base import Mechanism, register
 from certdp.numbers import arb_of, parse_positive, parse_positive_int
+from certdp.numbers.float_brent import brent_root
 
 __all__ = ["Gaussian", "gaussian_log_delta_float"]
 
 
 def gaussian_log_delta_float(sigma: float, epsilon: float, sensitivity: float) -> float:
     """float64 log delta(eps) of the Gaussian mechanism (NOT certified: candidates and peers only)."""
-    from scipy.special import log_ndtr
-
+    log_ndtr = _LOG_NDTR[0] if _LOG_NDTR else _load_scipy()[0]
     a = sensitivity / (2.0 * sigma)
     b = epsilon * sigma / sensitivity
     la = float(log_ndtr(a - b))
@@ -36,6 +36,22 @@ def gaussian_log_delta_float(sigma: float, epsilon: float, sensitivity: float) -
     if gap >= 0.0:
         return -math.inf
     return la + math.log1p(-math.exp(gap))
+
+
+#: SciPy's ``log_ndtr``, imported on first use (``import certdp`` stays light) and then held here:
+#: an import statement inside a function called 15 times per calibration costs more than the float
+#: arithmetic it serves.
+_LOG_NDTR: list = []
+
+
+def _load_scipy() -> tuple:
+    try:  # the scalar entry point of the same function (same C++ code, no ufunc dispatch)
+        from scipy.special.cython_special import log_ndtr
+    except ImportError:  # pragma: no cover - older SciPy
+        from scipy.special import log_ndtr
+
+    _LOG_NDTR[:] = [log_ndtr]
+    return (log_ndtr,)
 
 
 @register
@@ -86,9 +102,10 @@ class Gaussian(Mechanism):
     @classmethod
     def float_candidate(cls, epsilon: float, log_delta: float, sensitivity: Fraction = Fraction(1),
                         dimension: int = 1) -> float | None:
-        """Solve log delta(sigma) = log_delta in log sigma with Brent's method (float64)."""
-        from scipy.optimize import brentq
+        """Solve log delta(sigma) = log_delta in log sigma with Brent's method (float64).
 
+        :func:`certdp.numbers.float_brent.brent_root` is SciPy's ``brentq`` ported line by line
+        (the same root, bit for bit), fed the bracket-end values already computed here."""
         sens = float(sensitivity)
         if not (epsilon > 0 and math.isfinite(epsilon) and sens > 0 and math.isfinite(sens)):
             return None
@@ -100,16 +117,18 @@ class Gaussian(Mechanism):
         lo, hi = classic - 2.0, classic + 0.5
         try:
             for _ in range(200):
-                if gap(lo) > 0:
+                gap_lo = gap(lo)
+                if gap_lo > 0:
                     break
                 lo -= 2.0
             for _ in range(200):
-                if gap(hi) < 0:
+                gap_hi = gap(hi)
+                if gap_hi < 0:
                     break
                 hi += 2.0
-            if not (gap(lo) > 0 > gap(hi)):
+            if not (gap_lo > 0 > gap_hi):
                 return None
-            root = brentq(gap, lo, hi, xtol=1e-15, rtol=8.9e-16, maxiter=200)
+            root = brent_root(gap, lo, hi, xtol=1e-15, rtol=8.9e-16, maxiter=200, fa=gap_lo, fb=gap_hi)
         except (ValueError, OverflowError, ZeroDivisionError):
             return None
         sigma = math.exp(root)

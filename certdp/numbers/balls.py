@@ -26,6 +26,11 @@ __all__ = [
     "normal_sf",
     "log_normal_cdf",
     "round_decimal",
+    "round_fraction",
+    "round_ratio",
+    "round_dyadic",
+    "round_dyadic_digits",
+    "dyadic_endpoints",
     "decimal_bounds",
 ]
 
@@ -119,9 +124,49 @@ def log_normal_cdf(x: arb) -> arb:
     return normal_cdf(x).log()
 
 
+_POW10 = tuple(10**k for k in range(400))
+
+
+def _pow10(k: int) -> int:
+    """10^k for k >= 0 (a table lookup for the exponents the hot path uses)."""
+    return _POW10[k] if 0 <= k < 400 else 10**k
+
+
 def _at_least_power_of_ten(a: int, den: int, e: int) -> bool:
     """a/den >= 10^e for positive integers a, den."""
-    return a * 10 ** (-e) >= den if e < 0 else a >= den * 10**e
+    return a * _pow10(-e) >= den if e < 0 else a >= den * _pow10(e)
+
+
+def _round_positive(a: int, den: int, digits: int, away: bool) -> tuple[int, int]:
+    """``(n, shift)``: ``a/den`` (positive integers) rounded to ``digits`` significant digits as
+    ``n * 10^-shift``, towards zero or (``away``) away from zero; integer arithmetic only.
+
+    The decimal exponent ``e = floor(log10(a/den))`` is estimated from the bit lengths (off by at
+    most one) and corrected by the digit count of the quotient itself: ``floor(a 10^s / den)`` has
+    exactly ``digits`` digits iff ``e`` is right (``s = digits - 1 - e``).
+    """
+    if digits < 1:
+        raise ValueError("digits must be >= 1")
+    e = int((a.bit_length() - den.bit_length()) * 0.30102999566398120)
+    low, high = _pow10(digits - 1), _pow10(digits)
+    while True:
+        shift = digits - 1 - e
+        if shift >= 0:
+            n, remainder = divmod(a * _pow10(shift), den)
+        else:
+            n, remainder = divmod(a, den * _pow10(-shift))
+        if n >= high:
+            e += 1
+        elif n < low:
+            e -= 1
+        else:
+            break
+    if away and remainder:
+        n += 1
+        if n == high:  # 9.99.. rounded up to 10.0..: keep `digits` significant digits
+            n //= 10
+            shift -= 1
+    return n, shift
 
 
 def round_decimal(q: Fraction, digits: int, direction: str) -> Decimal:
@@ -138,24 +183,65 @@ def round_decimal(q: Fraction, digits: int, direction: str) -> Decimal:
     if num == 0:
         return Decimal(0)
     negative = num < 0
-    a = -num if negative else num
-    e = int((a.bit_length() - den.bit_length()) * 0.30102999566398120)
-    while not _at_least_power_of_ten(a, den, e):
-        e -= 1
-    while _at_least_power_of_ten(a, den, e + 1):
-        e += 1
-    shift = digits - 1 - e
-    if shift >= 0:
-        n, remainder = divmod(a * 10**shift, den)
-    else:
-        n, remainder = divmod(a, den * 10 ** (-shift))
-    away_from_zero = (direction == "up") != negative
-    if away_from_zero and remainder:
-        n += 1
-    if n == 10**digits:  # 9.99.. rounded up to 10.0..: keep `digits` significant digits
-        n //= 10
-        shift -= 1
+    n, shift = _round_positive(-num if negative else num, den, digits, (direction == "up") != negative)
     return Decimal(f"{'-' if negative else ''}{n}E{-shift}")   # same digits and exponent as the tuple form
+
+
+def round_fraction(q: Fraction, digits: int, direction: str) -> Fraction:
+    """``Fraction(round_decimal(q, digits, direction))``, without building the Decimal."""
+    return round_ratio(q.numerator, q.denominator, digits, direction)
+
+
+def round_ratio(num: int, den: int, digits: int, direction: str) -> Fraction:
+    """``round_fraction(Fraction(num, den), digits, direction)`` for integers ``num``, ``den > 0``
+    (the ratio need not be reduced: the rounding only compares and divides)."""
+    if direction not in ("up", "down"):
+        raise ValueError("direction must be 'up' or 'down'")
+    if num == 0:
+        return Fraction(0)
+    negative = num < 0
+    n, shift = _round_positive(-num if negative else num, den, digits, (direction == "up") != negative)
+    if negative:
+        n = -n
+    return Fraction(n * _pow10(-shift)) if shift <= 0 else Fraction(n, _pow10(shift))
+
+
+def round_dyadic(mantissa: int, exponent: int, digits: int, direction: str) -> Fraction:
+    """``round_fraction(mantissa * 2^exponent, digits, direction)`` (the endpoints of an Arb ball
+    are dyadic): no Fraction arithmetic before the one division of the rounding."""
+    n, shift = round_dyadic_digits(mantissa, exponent, digits, direction)
+    return Fraction(n * _pow10(-shift)) if shift <= 0 else Fraction(n, _pow10(shift))
+
+
+def round_dyadic_digits(mantissa: int, exponent: int, digits: int, direction: str) -> tuple[int, int]:
+    """:func:`round_dyadic` as ``(n, shift)``, the value ``n * 10^-shift`` (``n`` signed)."""
+    if mantissa == 0:
+        return 0, 0
+    negative = mantissa < 0
+    a = -mantissa if negative else mantissa
+    if exponent >= 0:
+        a, den = a << exponent, 1
+    else:
+        den = 1 << -exponent
+    n, shift = _round_positive(a, den, digits, (direction == "up") != negative)
+    return (-n if negative else n), shift
+
+
+def dyadic_endpoints(x: arb) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The exact endpoints of a finite ball as ``(mantissa, exponent)`` pairs (value m * 2^e)."""
+    if not x.is_finite():
+        raise ValueError("ball is not finite")
+    m, e = x.mid().man_exp()
+    r, f = x.rad().man_exp()
+    m, e, r, f = int(m), int(e), int(r), int(f)
+    if r == 0:
+        return (m, e), (m, e)
+    if m == 0:
+        return (-r, f), (r, f)
+    g = min(e, f)
+    m <<= e - g
+    r <<= f - g
+    return (m - r, g), (m + r, g)
 
 
 def decimal_bounds(x: arb, digits: int = 20) -> tuple[str, str]:

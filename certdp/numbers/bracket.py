@@ -30,14 +30,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 from typing import Callable
 
-from flint import arb, ctx
+from flint import arb, ctx, fmpq
 
-from certdp.numbers.balls import arb_of, round_decimal
+from certdp.numbers.balls import arb_of, round_fraction, round_ratio
 from certdp.numbers.compare import Decision
 from certdp.numbers.enclosure import Enclosure
-from certdp.numbers.exact import UndecidedError
+from certdp.numbers.exact import UndecidedError, exact_str, fraction_of_float_repr
 from certdp.numbers.precision import PRECISION_LADDER, decide_on_ladder, working_precision
 
 __all__ = ["Bracket", "certified_monotone_bracket", "classify_point"]
@@ -84,14 +85,15 @@ class Bracket:
         return (Fraction(self.hi) - Fraction(self.lo)) / Fraction(self.safe)
 
 
-@dataclass
 class _Search:
-    profile: Profile
-    delta: Fraction
-    increasing: bool
-    ladder: tuple[int, ...]
-    evaluations: int = 0
-    max_bits: int = 0
+    """The profile, target and ladder of one bracket search, with its evaluation counters."""
+
+    __slots__ = ("profile", "delta", "increasing", "ladder", "evaluations", "max_bits")
+
+    def __init__(self, profile: Profile, delta: Fraction, increasing: bool, ladder: tuple[int, ...]):
+        self.profile, self.delta, self.increasing, self.ladder = profile, delta, increasing, ladder
+        self.evaluations = 0
+        self.max_bits = 0
 
     def classify(self, t: Decimal) -> tuple[Decision, Enclosure | None]:
         """YES if delta(t) <= delta is proven, NO if delta(t) > delta is proven, else UNKNOWN."""
@@ -112,13 +114,15 @@ def classify_point(
     :func:`certdp.numbers.precision.decide_on_ladder`; ``profile`` may return a
     ball, a ``(low, high)`` pair or a ``(low, high, settled)`` triple.
     """
-    point = Fraction(t)
+    point = t if type(t) is Fraction else Fraction(t)
+    num, den = point.numerator, point.denominator
 
     def ball_at():
-        value = profile(arb_of(point))
+        value = profile(arb(num) if den == 1 else arb(fmpq(num, den)))  # arb_of(point)
         if counter is not None:
             counter.evaluations += 1  # type: ignore[attr-defined]
-            counter.max_bits = max(counter.max_bits, ctx.prec)  # type: ignore[attr-defined]
+            if ctx.prec > counter.max_bits:  # type: ignore[attr-defined]
+                counter.max_bits = ctx.prec  # type: ignore[attr-defined]
         return value
 
     decision, enclosure, _ = decide_on_ladder(ball_at, delta, ladder)
@@ -130,6 +134,33 @@ def _digits_for(rtol: Fraction) -> int:
     target = rtol / 8
     digits = 1 + max(0, len(str(target.denominator // max(target.numerator, 1))))
     return min(max(digits, 6), 17)
+
+
+@lru_cache(maxsize=64)
+def _walk_for(rtol_num: int, rtol_den: int,
+              safe_dir: int) -> tuple[int, tuple[tuple[int, str, tuple[tuple[int, int], ...]], ...]]:
+    """Per-rtol constants of the walk from the candidate (cached on the exact rtol): the digits of
+    :func:`_digits_for` and, for each side (the safe one first), its sign, rounding direction and
+    the factors ``1 + sign * step`` (as integer pairs ``(numerator, denominator)``) for the steps
+    ``first, rtol, 1e-11, ...`` (coarse steps above rtol only). The first step is ``rtol/2`` on the safe side and ``rtol/4`` on the other: with the
+    < rtol/8 rounding of each point the bracket is still <= rtol wide; "private" is usually the
+    costlier decision (a sup over all neighbours), and its margin grows with the distance from the
+    boundary."""
+    rtol = Fraction(rtol_num, rtol_den)
+    coarse = [rtol] + [c for c in _COARSE_STEPS if c > rtol]
+    first_step = {safe_dir: rtol / 2, -safe_dir: rtol / 4}
+    sides = tuple(
+        (sign, "up" if sign > 0 else "down",
+         tuple((f.numerator, f.denominator) for f in (1 + sign * step for step in [first_step[sign]] + coarse)))
+        for sign in (safe_dir, -safe_dir)
+    )
+    return _digits_for(rtol), sides
+
+
+def _width_within(a: Fraction, b: Fraction, safe: Fraction, rtol: Fraction) -> bool:
+    """``(b - a) / safe <= rtol`` for positive ``safe``, exactly, by integer cross-multiplication."""
+    an, ad, bn, bd = a.numerator, a.denominator, b.numerator, b.denominator
+    return (bn * ad - an * bd) * safe.denominator * rtol.denominator <= rtol.numerator * safe.numerator * ad * bd
 
 
 def certified_monotone_bracket(
@@ -150,12 +181,13 @@ def certified_monotone_bracket(
     docstring for the guarantee. Raises :class:`UndecidedError` if no point on
     one side can be certified.
     """
-    rtol = Fraction(rtol) if not isinstance(rtol, float) else Fraction(repr(rtol))
-    if not 0 < rtol < 1:
+    if type(rtol) is not Fraction:
+        rtol = Fraction(rtol) if not isinstance(rtol, float) else Fraction(repr(rtol))
+    if not 0 < rtol.numerator < rtol.denominator:
         raise ValueError("rtol must lie in (0, 1)")
-    search = _Search(profile, Fraction(delta), increasing, ladder)
-    digits = _digits_for(rtol)
+    search = _Search(profile, delta if type(delta) is Fraction else Fraction(delta), increasing, ladder)
     safe_dir = -1 if increasing else 1  # direction of t in which delta decreases
+    digits, sides = _walk_for(rtol.numerator, rtol.denominator, safe_dir)
     safe_pt: tuple[Fraction, Enclosure] | None = None
     unsafe_pt: tuple[Fraction, Enclosure] | None = None
 
@@ -170,50 +202,55 @@ def certified_monotone_bracket(
 
     seen: dict[Fraction, tuple[Decision, Enclosure | None]] = {}
 
-    def probe(t: Fraction, direction: str) -> Decision:
-        point = Fraction(round_decimal(t, digits, direction))
-        if point <= 0:
+    def probe_point(point: Fraction) -> Decision:
+        if point.numerator <= 0:
             return Decision.UNKNOWN
         if point in seen:  # a decided point is never evaluated twice (each may cost seconds)
             return seen[point][0]
-        decision, enc = search.classify(_to_decimal(point))
+        decision, enc = search.classify(point)
         seen[point] = (decision, enc)
         record(point, decision, enc)
         return decision
 
-    coarse = [rtol] + [c for c in _COARSE_STEPS if c > rtol]
-    # first steps rtol/2 on the safe side, rtol/4 on the other (with the < rtol/8 rounding of each
-    # point the bracket is still <= rtol wide): "private" is usually the costlier decision
-    # (a sup over all neighbours), and its margin grows with the distance from the boundary
-    first_step = {safe_dir: rtol / 2, -safe_dir: rtol / 4}
+    def probe(t: Fraction, direction: str) -> Decision:
+        return probe_point(round_fraction(t, digits, direction))
 
     center = _as_fraction(candidate)
-    if center is not None and center > 0:
-        # Walk outward on both sides of the float candidate.  Once two points of the side already
-        # found are certified, their enclosures extrapolate log delta to the boundary (a float guess,
-        # like the candidate): the next probe goes just past that guess instead of the next fixed step
-        # (a candidate 0.3 % off otherwise costs the steps rtol, 1e-5, 1e-3, 1e-1 and a long narrowing).
-        for sign in (safe_dir, -safe_dir):
-            steps = [first_step[sign]] + coarse
+    if center is not None and center.numerator > 0:
+        # Walk outward on both sides of the float candidate: center * factor, rounded outward.  Once
+        # two points of the side already found are certified, their enclosures extrapolate log delta
+        # to the boundary (a float guess, like the candidate): the next probe goes just past that
+        # guess instead of the next fixed step (a candidate 0.3 % off otherwise costs the steps rtol,
+        # 1e-5, 1e-3, 1e-1 and a long narrowing).
+        num, den = center.numerator, center.denominator
+        for sign, direction, factors in sides:
             i, jumps = 0, 0
-            while i < len(steps):
+            found = Decision.NO if sign == safe_dir else Decision.YES
+            while i < len(factors):
                 if (sign == safe_dir and safe_pt is not None) or (sign != safe_dir and unsafe_pt is not None):
                     break
-                t = center * (1 + sign * steps[i])
-                found = Decision.NO if sign == safe_dir else Decision.YES
-                guess = _extrapolated_guess([(q, e) for q, (d, e) in seen.items() if d is found and e is not None],
-                                            Fraction(delta), sign, found is Decision.YES)
-                last = max((q * sign for q, (d, _) in seen.items() if d is found), default=None)
-                if (guess is not None and jumps < 6 and last is not None and guess * sign > last
-                        and (guess - center) * sign < center / 2):
-                    t = guess * (1 + sign * rtol / 2)
+                guess = None
+                if jumps < 6 and len(seen) >= 2:
+                    side_pts = [(q, e) for q, (d, e) in seen.items() if d is found and e is not None]
+                    guess = _extrapolated_guess(side_pts, Fraction(delta), sign, found is Decision.YES)
+                    last = max((q * sign for q, _ in side_pts), default=None)
+                    if not (guess is not None and last is not None and guess * sign > last
+                            and (guess - center) * sign < center / 2):
+                        guess = None
+                if guess is not None:
                     jumps += 1
+                    probe(guess * (1 + sign * rtol / 2), direction)
                 else:
+                    factor_num, factor_den = factors[i]
                     i += 1
-                probe(t, "up" if sign > 0 else "down")
+                    probe_point(round_ratio(num * factor_num, den * factor_den, digits, direction))
     # Exponential search for whichever side is still missing (floats failed or were far off).
-    start = center if center is not None and center > 0 else Fraction(1)
-    for sign, missing in ((safe_dir, lambda: safe_pt is None), (-safe_dir, lambda: unsafe_pt is None)):
+    start = center if center is not None and center.numerator > 0 else Fraction(1)
+    searches = () if safe_pt is not None and unsafe_pt is not None else (
+        (safe_dir, lambda: safe_pt is None), (-safe_dir, lambda: unsafe_pt is None))
+    for sign, missing in searches:
+        if not missing():
+            continue
         factor = Fraction(2)
         t = start
         doublings = 0
@@ -234,9 +271,9 @@ def certified_monotone_bracket(
     # step (geometric while the ratio is large), after which the secant is tried again.
     use_secant = True
     while True:
-        a, b = sorted((safe_pt[0], unsafe_pt[0]))
+        a, b = _ordered(safe_pt[0], unsafe_pt[0])
         safe_value = safe_pt[0]
-        if (b - a) / safe_value <= rtol:
+        if _width_within(a, b, safe_value, rtol):
             break
         if (b - a) / safe_value <= Fraction(7, 4) * rtol:   # halves <= 7/8 rtol, rounding < rtol/8
             # one midpoint closes a bracket this narrow whichever way it is decided (the secant's
@@ -270,9 +307,9 @@ def certified_monotone_bracket(
         tried: list[Fraction] = []
         for offset in (Fraction(0), Fraction(1, 8), Fraction(-1, 8), Fraction(1, 3), Fraction(-1, 3)):
             point = mid + offset * (b - a)
-            point_dec = Fraction(round_decimal(point, digits, "up"))
+            point_dec = round_fraction(point, digits, "up")
             if not a < point_dec < b:
-                point_dec = Fraction(round_decimal(point, digits, "down"))
+                point_dec = round_fraction(point, digits, "down")
             if not a < point_dec < b or point_dec in tried:
                 continue
             tried.append(point_dec)
@@ -290,7 +327,7 @@ def certified_monotone_bracket(
             break
         use_secant = True
 
-    lo, hi = sorted((safe_pt[0], unsafe_pt[0]))
+    lo, hi = _ordered(safe_pt[0], unsafe_pt[0])
     return Bracket(
         lo=_to_decimal(lo),
         hi=_to_decimal(hi),
@@ -366,8 +403,13 @@ def _as_fraction(candidate: float | Fraction | Decimal | None) -> Fraction | Non
     if isinstance(candidate, float):
         if not (candidate > 0 and candidate < float("inf")):
             return None
-        return Fraction(Decimal(repr(candidate)))
+        return fraction_of_float_repr(candidate)
     return Fraction(candidate)
+
+
+def _ordered(x: Fraction, y: Fraction) -> tuple[Fraction, Fraction]:
+    """``tuple(sorted((x, y)))`` with one comparison."""
+    return (x, y) if x <= y else (y, x)
 
 
 def _geometric_mean(a: Fraction, b: Fraction) -> Fraction:
@@ -380,12 +422,8 @@ def _geometric_mean(a: Fraction, b: Fraction) -> Fraction:
 
 def _to_decimal(q: Fraction) -> Decimal:
     # Endpoints are produced by round_decimal, hence terminating decimals.
-    from certdp.numbers.exact import exact_str
-
     return Decimal(exact_str(q))
 
 
 def _fmt(q: Fraction) -> str:
-    from certdp.numbers.exact import exact_str
-
     return exact_str(q)

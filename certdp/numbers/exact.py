@@ -31,6 +31,7 @@ __all__ = [
     "parse_int",
     "parse_real",
     "exact_str",
+    "fraction_of_float_repr",
     "MAX_DECIMAL_EXPONENT",
     "MAX_INPUT_CHARS",
 ]
@@ -76,6 +77,15 @@ _DECIMAL_RE = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 _FRACTION_RE = re.compile(r"^[+-]?[0-9]+\s*/\s*[0-9]+$")
 
 
+#: Parsed inputs, keyed on ``(type, value)`` (so ``1``, ``1.0`` and ``"1"`` are separate keys even
+#: though they compare equal). Only successful parses of small numbers are kept: a Fraction is
+#: immutable, so handing out the same object twice is safe. Bounded: cleared when full.
+_PARSED: dict[tuple[type, object], Fraction] = {}
+_PARSED_MAX_ENTRIES = 4096
+_PARSED_MAX_BITS = 4096
+_CACHEABLE_TYPES = (str, float, int, Decimal)
+
+
 def parse_exact(value: object, name: str) -> Fraction:
     """Return ``value`` as an exact :class:`Fraction`.
 
@@ -83,7 +93,30 @@ def parse_exact(value: object, name: str) -> Fraction:
     ``int``, ``Fraction``, ``Decimal`` and ``float`` (through its shortest
     repr). Rejects ``bool``, NaN, infinities and anything else with an
     :class:`InputError` naming ``name``.
+
+    Successful parses of ``str`` / ``float`` / ``int`` / ``Decimal`` inputs are memoized (the same
+    exact Fraction is returned for the same typed input; errors are never cached, so the message
+    always names the caller's ``name``).
     """
+    kind = type(value)
+    if kind is Fraction:
+        return value  # type: ignore[return-value]
+    if kind in _CACHEABLE_TYPES:
+        key = (kind, value)
+        try:
+            return _PARSED[key]
+        except (KeyError, TypeError):  # TypeError: an unhashable Decimal NaN signalling
+            pass
+        q = _parse_exact_uncached(value, name)
+        if q.numerator.bit_length() + q.denominator.bit_length() <= _PARSED_MAX_BITS:
+            if len(_PARSED) >= _PARSED_MAX_ENTRIES:
+                _PARSED.clear()
+            _PARSED[key] = q
+        return q
+    return _parse_exact_uncached(value, name)
+
+
+def _parse_exact_uncached(value: object, name: str) -> Fraction:
     if isinstance(value, bool):
         raise InputError(name, f"expected a number, got the boolean {value!r}")
     if isinstance(value, Fraction):
@@ -93,7 +126,7 @@ def parse_exact(value: object, name: str) -> Fraction:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InputError(name, f"must be a finite number (got {value!r})")
-        return Fraction(Decimal(repr(value)))
+        return fraction_of_float_repr(value)
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise InputError(name, f"must be a finite number (got {value})")
@@ -121,6 +154,16 @@ def parse_exact(value: object, name: str) -> Fraction:
         _check_exponent(number, name)
         return _fraction_of_decimal(number)
     raise InputError(name, f"expected a number or numeric string, got {type(value).__name__}")
+
+
+def fraction_of_float_repr(x: float) -> Fraction:
+    """The exact rational written by ``repr(x)`` of a finite float (``0.1`` is one tenth):
+    ``Fraction(Decimal(repr(x)))``, read from the digits of the repr directly."""
+    mantissa, _, exponent = repr(x).partition("e")
+    whole, _, decimals = mantissa.partition(".")
+    n = int(whole + decimals)
+    e = (int(exponent) if exponent else 0) - len(decimals)
+    return Fraction(n * 10**e) if e >= 0 else Fraction(n, 10**-e)
 
 
 def _check_exponent(number: Decimal, name: str) -> None:
@@ -182,7 +225,7 @@ def _fraction_of_decimal(number: Decimal) -> Fraction:
 def parse_positive(value: object, name: str) -> Fraction:
     """Parse an exact number that must be strictly positive."""
     q = parse_exact(value, name)
-    if q <= 0:
+    if q.numerator <= 0:  # the denominator of a Fraction is positive
         raise InputError(name, f"must be > 0 (got {exact_str(q)})")
     return q
 
@@ -190,7 +233,7 @@ def parse_positive(value: object, name: str) -> Fraction:
 def parse_nonnegative(value: object, name: str) -> Fraction:
     """Parse an exact number that must be >= 0."""
     q = parse_exact(value, name)
-    if q < 0:
+    if q.numerator < 0:
         raise InputError(name, f"must be >= 0 (got {exact_str(q)})")
     return q
 
@@ -198,7 +241,7 @@ def parse_nonnegative(value: object, name: str) -> Fraction:
 def parse_probability(value: object, name: str) -> Fraction:
     """Parse an exact number in the open interval (0, 1) (a delta)."""
     q = parse_exact(value, name)
-    if not 0 < q < 1:
+    if not 0 < q.numerator < q.denominator:
         raise InputError(name, f"must lie strictly between 0 and 1 (got {exact_str(q)})")
     return q
 
@@ -206,7 +249,7 @@ def parse_probability(value: object, name: str) -> Fraction:
 def parse_positive_int(value: object, name: str) -> int:
     """Parse a strictly positive integer (a dimension, a component count)."""
     q = parse_exact(value, name)
-    if q.denominator != 1 or q < 1:
+    if q.denominator != 1 or q.numerator < 1:
         raise InputError(name, f"must be a positive integer (got {exact_str(q)})")
     return int(q)
 
@@ -222,12 +265,27 @@ def exact_str(q: Fraction | int) -> str:
         return _exact_str(q.numerator, q.denominator)
     if type(q) is int:
         return _exact_str(q, 1)
+    if type(q) is Decimal and q.is_finite():
+        text = str(q)
+        if len(text) <= 600:
+            return _exact_str_of_decimal_text(text)
     q = Fraction(q)
     return _exact_str(q.numerator, q.denominator)
 
 
 @lru_cache(maxsize=8192)
+def _exact_str_of_decimal_text(text: str) -> str:
+    """:func:`exact_str` of the finite Decimal whose ``str()`` is ``text`` (e.g. ``"-1.50E-7"``):
+    read from the digits, no Fraction; cached on the text, which determines the Decimal."""
+    mantissa, _, exponent = text.partition("E")
+    whole, _, decimals = mantissa.partition(".")
+    return decimal_text(int(whole + decimals), (int(exponent) if exponent else 0) - len(decimals))
+
+
+@lru_cache(maxsize=8192)
 def _exact_str(numerator: int, denominator: int) -> str:
+    if denominator.bit_length() <= _SMALL_BITS and numerator.bit_length() <= _SMALL_BITS:
+        return _exact_str_small(numerator, denominator)
     # FLINT integers (fmpz): quasi-linear division and printing, no 4300-digit limit, so a
     # number such as 1e-999999 prints in milliseconds.
     q = Fraction(numerator, denominator)
@@ -250,3 +308,59 @@ def _exact_str(numerator: int, denominator: int) -> str:
         return sign + format(Decimal(f"{text}e{exponent}"), "f")
     head = text[0] + ("." + text[1:] if len(text) > 1 else "")
     return f"{sign}{head}e{adjusted}"
+
+
+_SMALL_BITS = 2048
+
+
+def _exact_str_small(numerator: int, denominator: int) -> str:
+    """:func:`exact_str` for a reduced fraction of small integers (denominator > 0), with Python
+    integers and string operations only: the same text as the FLINT path, a fraction of the time."""
+    if denominator == 1:
+        return decimal_text(numerator, 0)
+    twos = (denominator & -denominator).bit_length() - 1
+    fives = _log5_exact(denominator >> twos)
+    if fives < 0:
+        return f"{numerator}/{denominator}"
+    scale = max(twos, fives)
+    return decimal_text(numerator * 2 ** (scale - twos) * 5 ** (scale - fives), -scale)
+
+
+def decimal_text(n: int, exponent: int) -> str:
+    """``exact_str(n * 10**exponent)`` for integers ``n`` (fewer than ~4000 digits) and ``exponent``,
+    by string operations: the canonical text of a terminating decimal without building a Fraction."""
+    if n == 0:
+        return "0"
+    sign = "-" if n < 0 else ""
+    digits = str(-n if n < 0 else n)
+    text = digits.rstrip("0")
+    exponent += len(digits) - len(text)  # value = int(text) * 10**exponent
+    adjusted = len(text) - 1 + exponent
+    if exponent >= 0 and adjusted < 21:  # an integer below 10^21 prints as one
+        return sign + text + "0" * exponent
+    if -4 <= adjusted <= 20:
+        return sign + _plain_decimal(text, exponent)
+    head = text[0] + ("." + text[1:] if len(text) > 1 else "")
+    return f"{sign}{head}e{adjusted}"
+
+
+def _plain_decimal(text: str, exponent: int) -> str:
+    """``format(Decimal(f"{text}e{exponent}"), "f")`` for a digit string without trailing zeros."""
+    if exponent >= 0:
+        return text + "0" * exponent
+    point = len(text) + exponent
+    if point > 0:
+        return text[:point] + "." + text[point:]
+    return "0." + "0" * (-point) + text
+
+
+def _log5_exact(n: int) -> int:
+    """``k`` if ``n == 5^k`` (``n >= 1``), else -1: the odd part of a reduced denominator is a power
+    of 5 exactly when the fraction is a terminating decimal."""
+    if n == 1:
+        return 0
+    k = int((n.bit_length() - 1) * 0.43067655807339306)  # log_5(2): 5^k <= n < 5^(k+2) for this k
+    for j in (k, k + 1, k + 2):
+        if 5**j == n:
+            return j
+    return -1

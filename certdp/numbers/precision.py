@@ -15,9 +15,10 @@ threshold`` decision with the last enclosure) is built on it.
 from __future__ import annotations
 
 from contextlib import contextmanager
+from fractions import Fraction
 from typing import Callable, Iterator, TypeVar
 
-from flint import arb, ctx
+from flint import arb, ctx, fmpq
 
 from certdp.numbers.compare import Decision, certify_le
 from certdp.numbers.enclosure import Enclosure
@@ -56,8 +57,14 @@ def run_on_ladder(
     ``Mechanism.privacy_profile``) is this loop.
     """
     for bits in ladder:
-        with working_precision(bits):
+        if bits < 2:
+            raise ValueError(f"precision must be at least 2 bits (got {bits})")
+        saved = ctx.prec  # working_precision(bits), inlined: this loop runs for every Arb decision
+        ctx.prec = bits
+        try:
             result = attempt(bits)
+        finally:
+            ctx.prec = saved
         if result is not None:
             return result, bits
     return None, ladder[-1]
@@ -97,31 +104,42 @@ def decide_on_ladder(
     Non-finite balls are skipped (the next rung is tried). The decision itself is
     made by Arb's ball comparisons, never by a float.
     """
-    state: dict = {"enclosure": None, "bits": ladder[0]}
+    state = [None, ladder[0]]  # the last finite enclosure and its precision
+    if isinstance(threshold, arb):
+        threshold_at = None
+    else:
+        q = threshold if type(threshold) is Fraction else Fraction(threshold)
+        tn, td = q.numerator, q.denominator
+
+        def threshold_at() -> arb:  # the exact rational as a ball at the current precision
+            return arb(tn) if td == 1 else arb(fmpq(tn, td))
 
     def attempt(bits: int) -> Decision | None:
         value = ball_at()
-        settled = isinstance(value, tuple) and len(value) == 3 and bool(value[2])
-        low, high = (value[0], value[1]) if isinstance(value, tuple) else (value, value)
-        if not (low.is_finite() and high.is_finite()):
-            return None
-        target = threshold if isinstance(threshold, arb) else _exact_ball(threshold)
+        if isinstance(value, tuple):
+            settled = len(value) == 3 and bool(value[2])
+            low, high = value[0], value[1]
+            if not (low.is_finite() and high.is_finite()):
+                return None
+        else:
+            settled = False
+            low = high = value
+            if not value.is_finite():
+                return None
+        target = threshold if threshold_at is None else threshold_at()
         if low is high:
             decision = certify_le(low, target)
-            state["enclosure"] = Enclosure.from_arb(low, bits)
+            state[0] = Enclosure.from_arb(low, bits)
         else:
             decision = Decision.YES if high <= target else Decision.NO if low > target else Decision.UNKNOWN
-            state["enclosure"] = Enclosure.from_bounds(low, high, bits)
-        state["bits"] = bits
+            state[0] = Enclosure.from_bounds(low, high, bits)
+        state[1] = bits
         if decision is Decision.UNKNOWN and not settled:
             return None
         return decision
 
     decision, _ = run_on_ladder(attempt, ladder)
-    return (Decision.UNKNOWN if decision is None else decision), state["enclosure"], state["bits"]
+    return (Decision.UNKNOWN if decision is None else decision), state[0], state[1]
 
 
-def _exact_ball(q) -> arb:
-    from certdp.numbers.balls import arb_of
 
-    return arb_of(q)

@@ -96,16 +96,17 @@ def _bracket_calibration(cls: Any, epsilon: object, delta: object, rtol: object,
     clock = Stopwatch()
     eps = parse_positive(epsilon, "epsilon")
     tol = parse_positive(rtol, "rtol")
-    if not tol < 1:
+    if not tol.numerator < tol.denominator:
         raise InputError("rtol", "must be < 1")
     delta_q = parse_exact(delta, "delta")
-    if delta_q == 0 and hasattr(cls, "pure_dp_scale"):
+    if delta_q.numerator == 0 and hasattr(cls, "pure_dp_scale"):
         return _pure_dp(cls, eps, params, clock)
     delta_q = parse_probability(delta, "delta")
 
     candidate: object = None
-    if hasattr(cls, "exact_candidate"):
-        candidate = cls.exact_candidate(delta_q, **params)
+    exact_candidate = getattr(cls, "exact_candidate", None)
+    if exact_candidate is not None:
+        candidate = exact_candidate(delta_q, **params)
     else:
         eps_float = float_or_none(eps)
         if eps_float is not None:

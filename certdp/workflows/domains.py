@@ -76,13 +76,12 @@ def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None
         domain = DOMAINS["l2-laplace"]  # alpha = T - 1, p in {1, 2}: the radial engine's closed-form threshold
     elif mechanism in ("sgg", "r1smg") and _planar_singular(dimension, 0 if mechanism == "r1smg" else fixed.get("alpha")):
         domain = replace(domain, epsilon_max=PLANAR_SINGULAR_EPSILON_MAX)
-    where = f"supported domain of {mechanism}: {_range_text(domain)}; see docs/domains.md"
     for eps in _values(epsilon, "epsilon"):
-        if eps > domain.epsilon_max:
-            raise InputError("epsilon", f"{exact_str(eps)} is outside the {where}")
+        if _below(domain.epsilon_max, eps):
+            raise InputError("epsilon", f"{exact_str(eps)} is outside the {_where(mechanism, domain)}")
     for d in _values(delta, "delta"):
-        if 0 < d < domain.delta_min:
-            raise InputError("delta", f"{exact_str(d)} is outside the {where}")
+        if d.numerator > 0 and _below(d, domain.delta_min):
+            raise InputError("delta", f"{exact_str(d)} is outside the {_where(mechanism, domain)}")
     if dimension is not None and domain.dimension_max is not None:
         t = parse_exact(dimension, "dimension")
         if t > domain.dimension_max:
@@ -117,6 +116,25 @@ def _planar_singular(dimension: object, alpha: object) -> bool:
     return t == 2 and a < 1
 
 
+def _where(mechanism: str, domain: Domain) -> str:
+    return f"supported domain of {mechanism}: {_range_text(domain)}; see docs/domains.md"
+
+
+def _below(q: Fraction, low: Fraction) -> bool:
+    """``q < low`` for rationals, exactly; for positive ones the bit lengths settle most cases
+    without multiplying by a huge denominator (``low`` may be 1e-100000)."""
+    if q.numerator <= 0 or low.numerator <= 0:
+        return q < low
+    # 2^(n-1) <= integer < 2^n, so log2 q lies in (nq - dq - 1, nq - dq + 1), likewise for low
+    q_log2 = q.numerator.bit_length() - q.denominator.bit_length()
+    low_log2 = low.numerator.bit_length() - low.denominator.bit_length()
+    if q_log2 - 1 >= low_log2 + 1:
+        return False
+    if q_log2 + 1 <= low_log2 - 1:
+        return True
+    return q < low
+
+
 def _closed_form_member(dimension: object, alpha: object, power: object) -> bool:
     """SGG with alpha = T - 1 and p in {1, 2} (l2-Laplace, the Gaussian member): the closed-form threshold."""
     try:
@@ -129,6 +147,8 @@ def _closed_form_member(dimension: object, alpha: object, power: object) -> bool
 def _values(value: object, name: str) -> list[Fraction]:
     if value is None:
         return []
+    if type(value) in (float, int, Fraction):  # the common scalar: no string splitting
+        return [parse_exact(value, name)]
     if isinstance(value, str):
         items = [v for v in value.replace(":", ",").split(",") if v.strip()]
         if ":" in value and len(items) == 3:  # a START:STOP:N grid: the ends matter

@@ -23,9 +23,13 @@ from certdp.numbers import (
 from certdp.workflows.ggm_shape_search import dyadic
 from certdp.workflows.methods import METHODS
 
-__all__ = ["calibrate_vector", "vector_shape_search", "VECTOR_GRID_STEP"]
+__all__ = ["calibrate_vector", "vector_shape_search", "VECTOR_GRID_STEP", "CUT_POINTS_SHARED"]
 
 VECTOR_GRID_STEP = 2.0**-13
+#: ``extra["cut_points"]`` of a vector certificate whose enclosures used one set of standardized cut
+#: points, chosen at ``extra["float_candidate"]``, at every scale (``verify`` rebuilds them from it;
+#: a certificate without the key cut each scale at itself, as certdp did before).
+CUT_POINTS_SHARED = "standardized at the float candidate"
 
 
 def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity: object, *,
@@ -42,7 +46,7 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
     no alpha slack: the mechanism at b_hi is (eps, delta)-DP outright.
     """
     from certdp.certificate import Certificate, Stopwatch
-    from certdp.engines.product_loss import float_product_scale, product_delta_bounds
+    from certdp.engines.product_loss import float_product_scale, product_delta_bounds, standard_coordinates
     from certdp.mechanisms.generalized_gaussian import GeneralizedGaussian, parse_sensitivity_vector, parse_shape
     from certdp.workflows.calibrate import calibrate
 
@@ -55,7 +59,8 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
     clock = Stopwatch()
     eps = parse_positive(epsilon, "epsilon")
     dlt = parse_probability(delta, "delta")
-    cand = float_product_scale(float(p), float(eps), float(dlt), [float(q) for q in active])
+    # the walk's first steps are rtol/2 wide: a candidate to 1e-5 is plenty
+    cand = float_product_scale(float(p), float(eps), float(dlt), [float(q) for q in active], polish_tol=1e-5)
     if cand is None:
         raise UndecidedError("vector calibration: no float candidate")
     target = arb_of(dlt)
@@ -64,16 +69,20 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
     enc_hi = enc_lo = None
     evaluations = 0
     with working_precision(64):
+        # cut points and bin masses once, at the candidate scale: every trial scale reuses them
+        standard = standard_coordinates(p, cand, active, dt=grid_step)
         for _ in range(12):
             if b_hi is None:
                 trial = dyadic(cand * (1 + w), 40)
-                lo, hi = product_delta_bounds(p, arb_of(trial), arb_of(eps), active, dt=grid_step)
+                lo, hi = product_delta_bounds(p, arb_of(trial), arb_of(eps), active, dt=grid_step,
+                                              standard=standard)
                 evaluations += 1
                 if arb(hi) <= target:
                     b_hi, enc_hi = trial, (lo, hi)
             if b_lo is None:
                 trial = dyadic(cand * (1 - w), 40)
-                lo, hi = product_delta_bounds(p, arb_of(trial), arb_of(eps), active, dt=grid_step)
+                lo, hi = product_delta_bounds(p, arb_of(trial), arb_of(eps), active, dt=grid_step,
+                                              standard=standard)
                 evaluations += 1
                 if arb(lo) > target:
                     b_lo, enc_lo = trial, (lo, hi)
@@ -92,7 +101,7 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
         precision_bits=64, timing_seconds=clock.elapsed(),
         extra={"evaluations": evaluations,
                "delta_enclosure_at_unsafe_end": list(decimal_bounds(arb(enc_lo[0]).union(arb(enc_lo[1])), 17)),
-               "float_candidate": repr(cand)},
+               "float_candidate": repr(cand), "cut_points": CUT_POINTS_SHARED},
     )
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
 
-from flint import arb
+from flint import arb, ctx
 
 from certdp.certificate import Certificate, CertificateFormatError, number_text
 from certdp.mechanisms import get_mechanism
@@ -41,7 +41,7 @@ VERIFY_LADDER: tuple[int, ...] = (128, 256, 512, 1024, 2048, 4096, 8192)
 
 #: ``extra`` keys that record how a result was found and claim nothing (type-checked only).
 INFORMATIONAL_EXTRA = {"evaluations": int, "notes": list, "float_candidate": str, "settings": dict,
-                       "monotonicity": str}
+                       "monotonicity": str, "cut_points": str}
 
 
 class VerifyInvalid(Exception):
@@ -281,21 +281,51 @@ def _check_calibration(cert: Certificate, cls: Any, params: dict[str, Any], eps:
                         unsafe_enc, "delta enclosure at the unsafe end", report, _refiner(refine_by, unsafe))
 
 
+def _float_scale_text(text: Any) -> float | None:
+    """A recorded float candidate (``repr`` of a positive finite float), or None if it is not one."""
+    import math
+
+    if not isinstance(text, str) or len(text) > 40:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value > 0 else None
+
+
 def _dp_profile(cls: Any, eps: Fraction, delta: Fraction, params: dict[str, Any],
                 cert: Certificate) -> tuple[Callable, str]:
     """The profile verify evaluates: the independent path where there is one, and its name."""
     if cert.method == "product-loss-engine":
-        from certdp.engines.product_loss import product_delta_bounds
+        from certdp.engines.product_loss import product_delta_bounds, standard_coordinates
 
         step = float(_number(cert, "grid_step"))
         _require(2.0**-20 <= step <= 2.0**-4, "inputs.grid_step must be in [2^-20, 2^-4]")
         active = tuple(q for q in params["sensitivity"] if q != 0) if isinstance(params["sensitivity"], tuple) \
             else (params["sensitivity"],)
 
+        from certdp.workflows.ggm_vector import CUT_POINTS_SHARED
+
+        reference = _float_scale_text(cert.extra.get("float_candidate")) \
+            if cert.extra.get("cut_points") == CUT_POINTS_SHARED else None
+        standards: dict[int, list] = {}
+
         def product(t):
-            lo, hi = product_delta_bounds(params["shape"], t, arb_of(eps), active, dt=step)
+            # the calibration cut every coordinate once at its float candidate and reused the cut
+            # points at every scale (StandardCoordinate); the same points reproduce its enclosures.
+            # Any cut points give a rigorous enclosure, so a wrong candidate cannot make a false
+            # statement pass: at worst the recomputation does not match the record.
+            standard = None
+            if reference is not None:
+                if ctx.prec not in standards:
+                    standards[ctx.prec] = standard_coordinates(params["shape"], reference, active, dt=step)
+                standard = standards[ctx.prec]
+            lo, hi = product_delta_bounds(params["shape"], t, arb_of(eps), active, dt=step, standard=standard)
             return arb(lo), arb(hi)
-        return product, f"the product-loss engine at the recorded grid step {cert.inputs['grid_step']} (same engine)"
+        cuts = "cut points from the recorded float candidate" if reference is not None else "cut points per scale"
+        return product, (f"the product-loss engine at the recorded grid step {cert.inputs['grid_step']}, {cuts} "
+                         "(same engine)")
     if hasattr(cls, "profile_bounds"):  # the exact mixture engines: decision mode at the target
         def mixture(t):
             return cls.profile_bounds(t, arb_of(eps), rel_tol=1e-9, target=arb_of(delta), **params)
