@@ -79,7 +79,7 @@ def test_huge_numbers_are_refused_before_arithmetic(cert):
         start = time.perf_counter()
         with pytest.raises(CertificateFormatError):
             certdp.verify(json.dumps({**data, field: value}))
-        assert time.perf_counter() - start < 1.0  # refused by size, not after building the integer
+        assert time.perf_counter() - start < 10  # a hang guard: refused by size, not after building the integer (> 60 s)
     with pytest.raises(CertificateFormatError):
         number_text("1e-1000001", "x")
     assert number_text("1e-100000", "x") == pytest.approx(0)  # legal: Arb handles this exponent

@@ -29,7 +29,8 @@ def test_outside_the_domain_is_refused_in_milliseconds(name):
     with pytest.raises(InputError) as err:
         check_domain(name, epsilon="1", delta="1e-999999")
     assert err.value.parameter == "delta"
-    assert time.perf_counter() - start < 0.5
+    # a hang guard, not a benchmark: refusing once meant a > 60 s exact computation on 1e-999999
+    assert time.perf_counter() - start < 10
 
 
 def test_api_checks_the_domain_too():
