@@ -31,13 +31,13 @@ epsilon the library gives away (positive) or may under-report (negative).
 
 from __future__ import annotations
 
-import math
 import time
 from fractions import Fraction
 from typing import Any
 
 from certdp.crosscheck import get_adapter
 from certdp.crosscheck.grid import DPSGD_AXES, exact
+from certdp.crosscheck.runner import ask_library
 from certdp.numbers import InputError, UndecidedError, exact_str, parse_exact
 
 __all__ = ["check_dpsgd_point", "dpsgd_jobs", "DEFAULT_DPSGD_RTOL", "DPSGD_RETURNS"]
@@ -90,16 +90,8 @@ def check_dpsgd_point(library: str, question: str | None, sampling_rate: str, st
     }
     args = (float(exact(sampling_rate)), float(exact(sigma if sigma is not None else epsilon)), int(steps),
             float(exact(delta)))
-    start = time.perf_counter()
-    try:
-        raw = q.answer(*args)
-    except Exception as exc:  # noqa: BLE001 - the library refused: recorded, not counted as tried
-        point["library_seconds"] = time.perf_counter() - start
-        point["note"] = f"library raised {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
-        return point
-    point["library_seconds"] = time.perf_counter() - start
-    if not isinstance(raw, float) or not math.isfinite(raw) or raw <= 0:
-        point["note"] = f"library answered {raw!r}, not a positive finite number"
+    raw, ok = ask_library(q.answer, args, point)
+    if not ok:
         return point
     answer = parse_exact(raw, "library answer")  # shortest repr: the decimal the library printed
     point["library_value"] = exact_str(answer)

@@ -23,6 +23,24 @@ __all__ = ["check_point", "summarize", "crosscheck_jobs", "POINT_TIMING_KEYS"]
 POINT_TIMING_KEYS = ("library_seconds", "certdp_seconds", "audit_seconds")
 
 
+def ask_library(answer, args: tuple, point: dict) -> tuple[object, bool]:
+    """Call the library once, its time in ``point["library_seconds"]``: ``(raw, True)`` for a positive
+    finite float, else ``(raw or None, False)`` with the reason in ``point["note"]`` (a library that
+    raised is recorded, not counted as tried)."""
+    start = time.perf_counter()
+    try:
+        raw = answer(*args)
+    except Exception as exc:  # noqa: BLE001 - the library refused: recorded, not counted as tried
+        point["library_seconds"] = time.perf_counter() - start
+        point["note"] = f"library raised {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+        return None, False
+    point["library_seconds"] = time.perf_counter() - start
+    if not isinstance(raw, float) or not math.isfinite(raw) or raw <= 0:
+        point["note"] = f"library answered {raw!r}, not a positive finite number"
+        return raw, False
+    return raw, True
+
+
 def _percent(value: Fraction, reference: Fraction) -> float:
     return float((value - reference) / reference * 100)
 
@@ -53,17 +71,10 @@ def check_point(library: str, question: str | None, epsilon: str, delta: str) ->
         sigma_in = float(best.value)
         args = (*args, sigma_in)
         point["library_input"] = repr(sigma_in)
-    start = time.perf_counter()
-    try:
-        raw = q.answer(*args)
-    except Exception as exc:  # noqa: BLE001 - the library refused: recorded, not counted as tried
-        point["library_seconds"] = time.perf_counter() - start
-        point["note"] = f"library raised {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
-        return point
-    point["library_seconds"] = time.perf_counter() - start
-    if not isinstance(raw, float) or not math.isfinite(raw) or raw <= 0:
-        point["note"] = f"library answered {raw!r}, not a positive finite number"
-        point["verdict"] = "VIOLATED" if isinstance(raw, float) and raw <= 0 and q.returns == "parameter" else "N/A"
+    raw, ok = ask_library(q.answer, args, point)
+    if not ok:
+        if isinstance(raw, float) and raw <= 0 and q.returns == "parameter":
+            point["verdict"] = "VIOLATED"
         return point
     answer = parse_exact(raw, "library answer")  # shortest repr: the decimal the library printed
     point["library_value"] = exact_str(answer)
