@@ -1196,18 +1196,6 @@ def sgg_delta_enclosure(
             target = _union(target, arb(rel_eta) * lower).upper()   # max(eta, rel * lower)
         if _finite(width) and width <= target:
             return make(A, B, lower, upper)
-        if lower > 0 and _finite(A) and _finite(B):
-            # rounding floor: each bin loses ~20 bits to the Taylor arithmetic, so A and e^eps B carry
-            # ~2^-(prec-24) of their size; when delta = A - e^eps B is that much smaller than A (small
-            # delta, large eps) no refinement at this precision reaches the target: raise now (the
-            # caller's next rung succeeds) instead of after the stall test's six rounds of splitting
-            floor = (abs(A) + exp_eps * abs(B)) * arb(2) ** (24 - ctx.prec)
-            if floor > 4 * target:
-                err = RadialPrecisionError(
-                    f"rounding floor {float(floor.upper()):.3g} above the target at {ctx.prec} bits "
-                    f"(delta is {float((lower / abs(A)).upper()):.2g} of A)")
-                err.enclosure = make(A, B, lower, upper)
-                raise err
         widths = {key: width_arb(v) for key, v in bins.items()}
         widths[TAIL] = (1 + exp_eps) * tau[0]
         finite = [w for w in widths.values() if w is not None]
