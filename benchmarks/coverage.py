@@ -149,11 +149,11 @@ def main(argv: list[str] | None = None) -> int:
             if (label, e, d) in previous:
                 results[(label, e, d)] = previous[(label, e, d)]
                 continue
-            if args.no_run:
-                results[(label, e, d)] = ("not run", 0.0, "not run (--no-run)")
-                continue
             if args.inside_only and not in_domain(name, fixed, e, d):
                 results[(label, e, d)] = ("not run", 0.0, "outside: not run (--inside-only)")
+                continue
+            if args.no_run:
+                results[(label, e, d)] = ("not run", 0.0, "not run (--no-run)")
                 continue
             res = run_cell(name, fixed, e, d, args.timeout)
             results[(label, e, d)] = res
