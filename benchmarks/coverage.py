@@ -233,7 +233,7 @@ def plot(path: Path, configs, columns, results) -> None:
     ax.set_yticklabels([c[0] for c in configs], fontsize=7)
     ax.set_xlabel("(epsilon, delta)")
     fig.colorbar(im, ax=ax, label="log10 seconds per certified calibration")
-    ax.set_title("certdp coverage (U = UNDECIDED, T = timeout, E = error)", fontsize=9)
+    ax.set_title("certdp coverage (U = UNDECIDED, T = timeout, E = error, - = not run: outside the documented domain)", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
