@@ -48,7 +48,8 @@ certdp's certified composed delta(1) at Alg. 7's theta (``certdp.compose``): an 
 would PROVE that Alg. 7's scale violates the target; a lower end > 1e-5 likewise with the lower
 end; a bracket straddling 1e-5 decides nothing.
 
-Run: ``PYTHONPATH=. python3 benchmarks/sgg_alg7_float.py [--k 2,4,8,16,32] [--settings] [--no-certify]``
+Run: ``PYTHONPATH=. python3 benchmarks/sgg_alg7_float.py [--k 2,4,8,16,32] [--settings] [--no-certify]
+[--grid-bits B --certify-rtol 1e-4]`` (the last two: a finer certified compose at Alg. 7's theta)
 """
 
 from __future__ import annotations
@@ -165,13 +166,14 @@ def alg7_calibrate(k: int, theta0: float, iters: int = 40, **kw) -> tuple[float,
 
 # ---------------------------------------------------------------- certified comparison
 
-def certified_delta(theta: float, k: int) -> tuple[float, float, float]:
+def certified_delta(theta: float, k: int, grid_bits: int | None = None,
+                    rtol: str = "0.01") -> tuple[float, float, float]:
     import certdp
 
     t0 = time.perf_counter()
     plan = {"mechanisms": [{"mechanism": "l2-laplace", "theta": repr(theta), "dimension": T,
                             "sensitivity": "1", "count": k}]}
-    cert = certdp.compose(plan, epsilon="1")
+    cert = certdp.compose(plan, epsilon="1", grid_bits=grid_bits, rtol=rtol)
     lo, hi = (float(x) for x in cert.delta_enclosure)
     return lo, hi, time.perf_counter() - t0
 
@@ -182,6 +184,8 @@ def main() -> None:
     ap.add_argument("--settings", action="store_true", help="also run Alg. 7 at 3 other discretizations")
     ap.add_argument("--no-certify", action="store_true", help="skip certdp.compose at Alg. 7's theta")
     ap.add_argument("--plain-laguerre", action="store_true")
+    ap.add_argument("--grid-bits", type=int, default=None, help="lattice step 2^-B of the certified compose")
+    ap.add_argument("--certify-rtol", default="0.01", help="rtol of the certified compose")
     ap.add_argument("--L", type=float, default=8.0)
     ap.add_argument("--h", type=float, default=1e-3)
     ap.add_argument("--K", type=int, default=64)
@@ -209,7 +213,7 @@ def main() -> None:
         where = "inside" if tlo <= th <= thi else ("BELOW (unsafe side)" if th < tlo else "above (safe side)")
         cert_s, verdict = "skipped", ""
         if not args.no_certify:
-            dlo, dhi, tc = certified_delta(th, k)
+            dlo, dhi, tc = certified_delta(th, k, args.grid_bits, args.certify_rtol)
             cert_s = f"[{dlo:.6e}, {dhi:.6e}] ({tc:.0f} s)"
             if dlo > DELTA_TAR:
                 verdict = "PROVEN VIOLATION: certified delta > 1e-5"
