@@ -11,7 +11,12 @@
   data-processing inequality: more noise is a post-processing of less noise, per step and hence
   for the composition (Gaussian: N(0, s'^2) = N(0, s^2) + N(0, s'^2 - s^2); Laplace: Lap(b') =
   Lap(b) + Y, Y = 0 w.p. (b/b')^2 else Lap(b'), by characteristic functions; the subsampled
-  Gaussian adds the same independent Gaussian noise after subsampling).
+  Gaussian adds the same independent Gaussian noise after subsampling). The SGG family:
+  ``spherical-gaussian`` (sigma) by the GDP closed form with Delta = s, claim ``minimal``;
+  ``l2-laplace`` (theta) by connect-the-dots, ``minimal`` (seed 003 Prop. C.1 + reflection);
+  ``r1smg`` (sigma_star) and ``sgg`` (rate beta, delta *increasing* in it, safe side ``lower``) by
+  connect-the-dots with claim ``endpoints``: monotonicity of the composed delta in the parameter is
+  not proven here, so only the two recorded ends are certified.
 * :func:`check_composition` / :func:`check_composed_calibration` -- what ``certdp verify`` runs.
 """
 
