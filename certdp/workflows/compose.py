@@ -211,8 +211,15 @@ def composed_profile(mechanism: str, eps: Fraction, fixed: dict[str, Fraction], 
         if not lo > 0:
             raise InputError(parameter_name, "must be > 0")
         if hi != lo and mechanism in MONOTONICITY_UNPROVEN:
-            # no monotonicity lemma: a bound at one end says nothing about the ball's other points
-            return arb(0), arb(1), True
+            # no monotonicity lemma: a bound at one end says nothing about the ball's other points, so
+            # the probe must be the exact point. The bracket and the verifier probe decimals of
+            # denominator <= EXACT_POINT_DENOMINATOR (the verifier checks the recorded ends); if the
+            # ball is narrow enough that it holds at most one rational of denominator <= that bound,
+            # the rational found there IS the probed point.
+            point = _exact_point(t)
+            if point is None:
+                return arb(0), arb(1), False  # trivially true; not settled: the caller escalates precision
+            lo = hi = point
         # delta is monotone in the parameter (the lemma): the upper bound at the ball's noisiest end and
         # the lower bound at its least noisy end hold for every point of the ball
         noisy, quiet = (lo, hi) if mechanism in INCREASING_IN_PARAMETER else (hi, lo)
@@ -227,6 +234,26 @@ def composed_profile(mechanism: str, eps: Fraction, fixed: dict[str, Fraction], 
         return arb_of(low), arb_of(high), True
 
     return profile
+
+
+#: the largest denominator of a probed point of a mechanism without a monotonicity lemma (the bracket
+#: probes decimals of a few digits; the verifier refuses recorded ends beyond it)
+EXACT_POINT_DENOMINATOR = 10**18
+
+
+def _exact_point(t: arb) -> Fraction | None:
+    """The unique rational of denominator <= EXACT_POINT_DENOMINATOR in the ball ``t``, or None.
+
+    Two distinct such rationals differ by >= 1/EXACT_POINT_DENOMINATOR^2, so a ball of diameter below
+    that holds at most one; the candidate (the best approximation of the midpoint) is checked to lie in
+    the ball exactly."""
+    from certdp.numbers.balls import ball_endpoints
+
+    lo, hi = ball_endpoints(t)
+    if not (hi - lo) * EXACT_POINT_DENOMINATOR**2 < 1:
+        return None
+    point = ((lo + hi) / 2).limit_denominator(EXACT_POINT_DENOMINATOR)
+    return point if lo <= point <= hi else None
 
 
 def _float_candidate(mechanism: str, eps: Fraction, delta: Fraction, fixed: dict[str, Fraction],
@@ -570,6 +597,9 @@ def check_composed_calibration(cert: Certificate, say: Callable[[str], None], cl
     lo, hi = (Fraction(x) for x in cert.interval)
     need(0 < lo < hi, "interval must be positive and increasing")
     safe, unsafe = (lo, hi) if increasing else (hi, lo)
+    if name in MONOTONICITY_UNPROVEN:
+        need(lo.denominator <= EXACT_POINT_DENOMINATOR and hi.denominator <= EXACT_POINT_DENOMINATOR,
+             "the interval ends of an 'endpoints' composed calibration must be decimals of denominator <= 10^18")
     need(Fraction(cert.value) == safe, "value is not the safe end of the interval")
     if "rtol" in cert.inputs:
         rtol = number_text(cert.inputs["rtol"], "inputs.rtol")
