@@ -314,3 +314,21 @@ def test_composed_sgg_k1_overlaps_single_calibration_and_safe_end_is_private(tmp
     bad.write_text(forged.to_json())
     statuses, out = _fresh_verify([good, bad])
     assert statuses == ["VALID", "INVALID"], out
+
+
+def test_composed_exact_point_recovery_is_unique_or_refused():
+    """Without a monotonicity lemma a probe must be the exact decimal: recovered from a 128-bit ball,
+    refused (None) from a ball too wide to hold a unique rational of denominator <= 10^18."""
+    from flint import ctx, fmpq
+
+    from certdp.workflows.compose import _exact_point
+
+    old = ctx.prec
+    try:
+        ctx.prec = 128
+        for q in (Fraction(3, 10), Fraction(123456789, 10**9), Fraction(7, 4), Fraction(10**17 + 1, 10**17)):
+            assert _exact_point(arb(fmpq(q.numerator, q.denominator))) == q
+        ctx.prec = 53
+        assert _exact_point(arb(fmpq(3, 10))) is None
+    finally:
+        ctx.prec = old
