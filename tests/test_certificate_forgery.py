@@ -270,7 +270,6 @@ def test_gdp_verification_cross_checks_by_quadrature_and_catches_a_shifted_recor
         assert certdp.verify(forged.seal()).status == "INVALID"
 
 
-@pytest.mark.slow
 def test_composed_sgg_endpoints_certificate_forgeries_are_refused():
     """An sgg calibration under composition claims 'endpoints' (monotonicity in the rate is not proven):
     upgrading it to 'minimal', flipping its safe side, or editing the lemma to drop the caveat is INVALID

@@ -288,7 +288,6 @@ def _fresh_verify(paths):
 SGG_FIXED = {"dimension": 2, "alpha": "1", "power": "1", "sensitivity": 1}
 
 
-@pytest.mark.slow
 def test_composed_sgg_k1_overlaps_single_calibration_and_safe_end_is_private(tmp_path):
     """k = 1: the composed bracket on the rate (claim endpoints, safe end = smaller rate) must overlap
     the single-mechanism certified bracket (both contain the true boundary if delta is monotone; the
