@@ -36,6 +36,8 @@ CERTIFICATES = {
     "composed-gaussian-calibration": lambda: calibrate("gaussian", epsilon="1", delta="1e-5", sensitivity=1,
                                                        compositions=10),
     "composition-connect-the-dots": lambda: certdp.compose(CTD_PLAN, epsilon="0.5", grid_bits=6),
+    "composed-spherical-gaussian-calibration": lambda: calibrate("spherical-gaussian", epsilon="1", delta="1e-5",
+                                                                 dimension=4, sensitivity=2, compositions=10),
 }
 
 COUPLED_PLAN = {"mechanisms": [{"mechanism": "laplace", "scale": "20", "count": 30},
@@ -74,7 +76,7 @@ def _still_true(name, path, label, old):
         up = path.endswith(".1")
         moved_up = label in ("times10", "nudge") if q > 0 else label == "over10" if q < 0 else label in ("one", "tiny")
         return moved_up if up else not moved_up
-    if path == "parameters.dimension" and name.startswith(("gaussian", "audit", "profile")):
+    if path == "parameters.dimension" and name.startswith(("gaussian", "audit", "profile", "composed-spherical")):
         return True  # the spherical Gaussian's delta does not depend on the dimension
     if path.startswith(("extra.sigma_1_interval", "extra.sigma_2_interval")):
         return label in (("over10",) if path.endswith(".0") else ("times10", "nudge"))  # a wider bracket
@@ -266,3 +268,25 @@ def test_gdp_verification_cross_checks_by_quadrature_and_catches_a_shifted_recor
         forged = Certificate.from_dict(data)
         forged.guarantee = forged.statement()
         assert certdp.verify(forged.seal()).status == "INVALID"
+
+
+def test_composed_sgg_endpoints_certificate_forgeries_are_refused():
+    """An sgg calibration under composition claims 'endpoints' (monotonicity in the rate is not proven):
+    upgrading it to 'minimal', flipping its safe side, or editing the lemma to drop the caveat is INVALID
+    (guarantee regenerated and digest recomputed each time), and the genuine one is VALID."""
+    cert = calibrate("sgg", epsilon="1", delta="0.1", dimension=2, alpha="1", power="1", sensitivity=1,
+                     compositions=2, grid_bits=5, rtol="0.1")
+    assert cert.claim == "endpoints" and cert.safe_side == "lower"
+    assert certdp.verify(cert.to_json()).status == "VALID"
+    edits = {
+        "claim-minimal": lambda c: setattr(c, "claim", "minimal"),
+        "safe-side-upper": lambda c: (setattr(c, "safe_side", "upper"), setattr(c, "value", c.interval[1])),
+        "lemma-caveat-dropped": lambda c: setattr(c, "lemma", c.lemma.replace(" NOT proven", " proven")),
+        "rate-doubled": lambda c: (setattr(c, "interval", [str(2 * Fraction(x)) for x in c.interval]),
+                                   setattr(c, "value", c.interval[0])),
+    }
+    for label, edit in edits.items():
+        forged = Certificate.from_json(cert.to_json())
+        edit(forged)
+        forged.guarantee = forged.statement()
+        assert certdp.verify(forged.seal()).status == "INVALID", label

@@ -124,3 +124,53 @@ def test_round_trip(name, method, tmp_path):
         assert statuses[str(path)]["status"] == "VALID", (path.name, statuses[str(path)]["reasons"])
     for path in forged:
         assert statuses[str(path)]["status"] == "INVALID", (path.name, statuses[str(path)]["reasons"])
+
+
+# ------------------------------------------------------------------ calibration under composition (composed-pld)
+from certdp.workflows.compose import COMPOSABLE  # noqa: E402
+
+#: mechanism -> (fixed parameters incl. compositions / grid_bits / rtol, one (epsilon, delta) point); every
+#: mechanism of COMPOSABLE must be listed. The connect-the-dots SGG members cost one certified profile per
+#: grid point per probe: sgg at T = 2, delta = 0.1 takes ~5 s, r1smg ~5 min (slow-marked).
+COMPOSED_EXAMPLES: dict[str, tuple[dict, tuple[str, str], bool]] = {
+    "gaussian": ({"sensitivity": "1", "compositions": 10}, ("1", "1e-5"), False),
+    "spherical-gaussian": ({"dimension": "4", "sensitivity": "2", "compositions": 10}, ("1", "1e-5"), False),
+    "laplace": ({"sensitivity": "1", "compositions": 3, "grid_bits": 6, "rtol": "0.1"}, ("1", "1e-3"), False),
+    "subsampled-gaussian": ({"sampling_rate": "0.5", "compositions": 2, "grid_bits": 6, "rtol": "0.1"},
+                            ("1", "1e-3"), False),
+    "l2-laplace": ({"dimension": "3", "compositions": 2, "grid_bits": 7, "rtol": "0.05"}, ("1", "1e-3"), False),
+    "sgg": ({"dimension": "2", "alpha": "1", "power": "1", "compositions": 2, "grid_bits": 5, "rtol": "0.1"},
+            ("1", "0.1"), False),
+    "r1smg": ({"dimension": "2", "compositions": 2, "grid_bits": 5, "rtol": "0.1"}, ("1", "0.1"), True),
+}
+
+
+def test_every_composable_mechanism_has_a_composed_example():
+    missing = sorted(set(COMPOSABLE) - set(COMPOSED_EXAMPLES))
+    assert not missing, f"add composed round-trip examples for {missing} to COMPOSED_EXAMPLES"
+
+
+def _composed_cases():
+    for name, (_, _, slow) in COMPOSED_EXAMPLES.items():
+        yield pytest.param(name, id=f"composed-{name}", marks=[pytest.mark.slow] if slow else [])
+
+
+@pytest.mark.parametrize("name", list(_composed_cases()))
+def test_composed_round_trip(name, tmp_path):
+    """A composed-pld calibration verifies in a fresh process; its interval moved across the unsafe end
+    (guarantee regenerated, digest recomputed) and its claim upgraded to 'minimal' where only
+    'endpoints' is proven are INVALID."""
+    fixed, (eps, delta), _ = COMPOSED_EXAMPLES[name]
+    cert = certdp.calibrate(name, epsilon=eps, delta=delta, **fixed)
+    assert cert.method == "composed-pld" and cert.claim == ("endpoints" if name in ("sgg", "r1smg") else "minimal")
+    paths = [tmp_path / "good.json", tmp_path / "moved.json"]
+    paths[0].write_text(cert.to_json())
+    paths[1].write_text(_moved_to_unsafe_side(cert).to_json())
+    if cert.claim == "endpoints":
+        upgraded = Certificate.from_json(cert.to_json())
+        upgraded.claim = "minimal"
+        upgraded.guarantee = upgraded.statement()
+        paths.append(tmp_path / "upgraded.json")
+        paths[-1].write_text(upgraded.seal().to_json())
+    statuses = [r["status"] for r in _verify_in_fresh_process(paths)]
+    assert statuses == ["VALID"] + ["INVALID"] * (len(paths) - 1), statuses

@@ -232,3 +232,102 @@ def test_count_one_mixture_overlaps_the_exact_engine_profile(mechanism, extra):
     lo, hi = (Fraction(x) for x in prof.delta_enclosure)
     assert c.enclosure.lower <= hi and lo <= c.enclosure.upper
     assert c.relative_width < 0.05
+
+
+# ------------------------------------------------------------------ calibration under composition: SGG presets
+
+def _gdp_sigma_mpmath(eps: str, delta: str, s: str, k: int) -> mp.mpf:
+    """The exact composed sigma: k steps of N(0, sigma^2 I) with l2 sensitivity s are mu-GDP with
+    mu = sqrt(k) s / sigma; solve delta_mu(eps) = delta for mu at 50 digits (bisection, 200 halvings), an independent formula from the Arb closed form and the certified bracket."""
+    with mp.workdps(50):
+        e, d = mp.mpf(eps), mp.mpf(delta)
+
+        def f(mu):
+            return mp.ncdf(-e / mu + mu / 2) - mp.e ** e * mp.ncdf(-e / mu - mu / 2) - d
+
+        a, b = mp.mpf("0.001"), mp.mpf(40)  # f(a) < 0 < f(b): delta_mu(eps) increases with mu
+        assert f(a) < 0 < f(b)
+        for _ in range(200):
+            m = (a + b) / 2
+            a, b = (m, b) if f(m) < 0 else (a, m)
+        mu = (a + b) / 2
+        return mp.sqrt(k) * mp.mpf(s) / mu
+
+
+@pytest.mark.parametrize("k, s, eps, delta", [(1, "1", "1", "1e-5"), (10, "2", "1", "1e-5"), (100, "1", "0.5", "1e-6")])
+def test_composed_spherical_gaussian_sigma_is_the_gdp_sigma(k, s, eps, delta):
+    cert = certdp.calibrate("spherical-gaussian", epsilon=eps, delta=delta, dimension=7, sensitivity=s,
+                            compositions=k)
+    assert cert.claim == "minimal" and cert.safe_side == "upper" and cert.method == "composed-pld"
+    lo, hi = (mp.mpf(str(x)) for x in cert.interval)
+    ref = _gdp_sigma_mpmath(eps, delta, s, k)
+    assert lo <= ref <= hi, (lo, ref, hi)
+    assert (hi - lo) / hi <= mp.mpf("1e-12")
+    # the safe end's certified composed delta is <= delta, the unsafe end's > delta
+    assert Fraction(cert.delta_enclosure[1]) <= Fraction(delta)
+    assert Fraction(cert.extra["delta_enclosure_at_unsafe_end"][0]) > Fraction(delta)
+
+
+def test_composed_calibration_bad_sgg_input_names_the_field():
+    with pytest.raises(InputError) as exc:
+        certdp.calibrate("sgg", epsilon="1", delta="0.1", dimension=3, alpha="5", power="1", compositions=2)
+    assert exc.value.parameter == "alpha"
+    with pytest.raises(InputError) as exc:
+        certdp.calibrate("r1smg", epsilon="1", delta="0.1", compositions=2)
+    assert exc.value.parameter == "dimension"
+
+
+def _fresh_verify(paths):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "certdp.cli.main", "verify", "--json", *map(str, paths)],
+                         capture_output=True, text=True, env=env, timeout=900)
+    data = json.loads(run.stdout)
+    return [r["status"] for r in (data if isinstance(data, list) else [data])], run.stdout
+
+
+SGG_FIXED = {"dimension": 2, "alpha": "1", "power": "1", "sensitivity": 1}
+
+
+def test_composed_sgg_k1_overlaps_single_calibration_and_safe_end_is_private(tmp_path):
+    """k = 1: the composed bracket on the rate (claim endpoints, safe end = smaller rate) must overlap
+    the single-mechanism certified bracket (both contain the true boundary if delta is monotone; the
+    single one rests on seed 003 Prop. C.1); the safe end's composed upper bound is <= delta; VALID in a
+    fresh process, a copy moved across the unsafe end INVALID."""
+    cert = certdp.calibrate("sgg", epsilon="1", delta="0.1", compositions=1, rtol="0.1", grid_bits=5, **SGG_FIXED)
+    assert cert.claim == "endpoints" and cert.safe_side == "lower" and "NOT proven" in cert.lemma
+    lo, hi = (Fraction(x) for x in cert.interval)
+    assert Fraction(cert.value) == lo
+    assert Fraction(cert.delta_enclosure[1]) <= Fraction("0.1")
+    assert Fraction(cert.extra["delta_enclosure_at_unsafe_end"][0]) > Fraction("0.1")
+    single = certdp.calibrate("sgg", epsilon="1", delta="0.1", rtol="1e-4", **SGG_FIXED)
+    s_lo, s_hi = (Fraction(x) for x in single.interval)
+    assert lo <= s_hi and s_lo <= hi, (cert.interval, single.interval)
+    good = tmp_path / "sgg.json"
+    good.write_text(cert.to_json())
+    forged = Certificate.from_json(cert.to_json())
+    forged.interval = [exact_str(hi), exact_str(hi + (hi - lo))]  # moved across the unsafe end
+    forged.value = forged.interval[0]
+    forged.guarantee = forged.statement()
+    forged.seal()
+    bad = tmp_path / "forged.json"
+    bad.write_text(forged.to_json())
+    statuses, out = _fresh_verify([good, bad])
+    assert statuses == ["VALID", "INVALID"], out
+
+
+def test_composed_exact_point_recovery_is_unique_or_refused():
+    """Without a monotonicity lemma a probe must be the exact decimal: recovered from a 128-bit ball,
+    refused (None) from a ball too wide to hold a unique rational of denominator <= 10^18."""
+    from flint import ctx, fmpq
+
+    from certdp.workflows.compose import _exact_point
+
+    old = ctx.prec
+    try:
+        ctx.prec = 128
+        for q in (Fraction(3, 10), Fraction(123456789, 10**9), Fraction(7, 4), Fraction(10**17 + 1, 10**17)):
+            assert _exact_point(arb(fmpq(q.numerator, q.denominator))) == q
+        ctx.prec = 53
+        assert _exact_point(arb(fmpq(3, 10))) is None
+    finally:
+        ctx.prec = old

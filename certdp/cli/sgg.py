@@ -40,6 +40,32 @@ def _rtol(f):
                         help="Relative width of the certified bracket.")(f)
 
 
+def _compositions(f):
+    return click.option("--compositions", "-k", default=None, type=Count(1, 10**7), metavar="K",
+                        help="Calibrate the per-step parameter of K identical steps (method composed-pld: GDP "
+                             "closed form for spherical-gaussian, connect-the-dots lattice accountant otherwise; "
+                             "sgg / r1smg claim 'endpoints').")(f)
+
+
+def _grid_bits(f):
+    return click.option("--grid-bits", type=Count(4, 24), default=None, metavar="B",
+                        help="With --compositions: lattice step 2^-B of the accountant (default by K).")(f)
+
+
+def _composed_extra(compositions, grid_bits) -> dict:
+    if compositions is None:
+        if grid_bits is not None:
+            raise click.UsageError("--grid-bits needs --compositions")
+        return {}
+    return {"compositions": compositions, **({} if grid_bits is None else {"grid_bits": grid_bits})}
+
+
+def _rtol_for(rtol: str, compositions) -> str | None:
+    """Under composition the default rtol (1e-6) becomes the composed default (1e-12 closed form, 0.02
+    lattice): a lattice bracket cannot be that narrow and every probe is a composition."""
+    return None if compositions is not None and rtol == "1e-6" else rtol
+
+
 @contextmanager
 def _spinner(message: str, quiet: bool):
     """A spinner on stderr (also with --json: stdout stays clean) that shows the radial engine's
@@ -96,13 +122,20 @@ def _reached_on_budget():
 @_rtol
 @json_option
 @output_option
-def calibrate_sgg(dimension, alpha, power, epsilon, delta, sensitivity, rtol, as_json, output):
-    """Largest certified rate beta of SGG(alpha, beta, p) noise in R^T (safe end = smaller beta)."""
+@_compositions
+@_grid_bits
+def calibrate_sgg(dimension, alpha, power, epsilon, delta, sensitivity, rtol, as_json, output, compositions,
+                  grid_bits):
+    """Largest certified rate beta of SGG(alpha, beta, p) noise in R^T (safe end = smaller beta).
+
+    With --compositions K: the per-step rate of K identical steps (claim 'endpoints': the safe rate is
+    private after K steps, the unsafe one is not; monotonicity in beta is not proven under composition)."""
     from certdp.workflows.calibrate import calibrate as calibrate_workflow
 
+    extra = _composed_extra(compositions, grid_bits)
     with _spinner("certifying the rate bracket (radial engine)...", as_json):
-        cert = calibrate_workflow("sgg", epsilon=epsilon, delta=delta, rtol=rtol, dimension=dimension,
-                                  alpha=alpha, power=power, sensitivity=sensitivity)
+        cert = calibrate_workflow("sgg", epsilon=epsilon, delta=delta, rtol=_rtol_for(rtol, compositions),
+                                  dimension=dimension, alpha=alpha, power=power, sensitivity=sensitivity, **extra)
     sys.exit(emit_certificate(cert, as_json, output))
 
 
@@ -114,15 +147,15 @@ def _calibrate_preset(name: str):
     @_rtol
     @json_option
     @output_option
-    @click.option("--compositions", "-k", default=None, metavar="K",
-                  help="Calibrate the per-step scale of K identical steps (composed, certified; l2-laplace).")
-    def command(dimension, epsilon, delta, sensitivity, rtol, as_json, output, compositions):
+    @_compositions
+    @_grid_bits
+    def command(dimension, epsilon, delta, sensitivity, rtol, as_json, output, compositions, grid_bits):
         from certdp.workflows.calibrate import calibrate as calibrate_workflow
 
-        extra = {} if compositions is None else {"compositions": compositions}
+        extra = _composed_extra(compositions, grid_bits)
         with _spinner(f"certifying the {name} bracket...", as_json):
-            cert = calibrate_workflow(name, epsilon=epsilon, delta=delta, rtol=rtol, dimension=dimension,
-                                      sensitivity=sensitivity, **extra)
+            cert = calibrate_workflow(name, epsilon=epsilon, delta=delta, rtol=_rtol_for(rtol, compositions),
+                                      dimension=dimension, sensitivity=sensitivity, **extra)
         sys.exit(emit_certificate(cert, as_json, output))
 
     command.__doc__ = f"Minimal certified {_PRESETS[name][1]} of the {name} mechanism (an SGG preset)."

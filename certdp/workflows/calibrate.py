@@ -61,7 +61,8 @@ def calibrate(mechanism: str, *, epsilon: object, delta: object, rtol: object = 
     the boundary cannot be certified even at 4096 bits.
 
     ``compositions=k`` calibrates the per-step noise of k identical steps (method ``composed-pld``,
-    :mod:`certdp.workflows.compose`; gaussian, laplace, subsampled-gaussian).
+    :mod:`certdp.workflows.compose`; gaussian, laplace, subsampled-gaussian, spherical-gaussian,
+    l2-laplace, and sgg / r1smg with claim ``endpoints``).
     """
     if compositions is not None or mechanism == "subsampled-gaussian":
         from certdp.workflows.compose import calibrate_composed

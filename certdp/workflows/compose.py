@@ -11,7 +11,12 @@
   data-processing inequality: more noise is a post-processing of less noise, per step and hence
   for the composition (Gaussian: N(0, s'^2) = N(0, s^2) + N(0, s'^2 - s^2); Laplace: Lap(b') =
   Lap(b) + Y, Y = 0 w.p. (b/b')^2 else Lap(b'), by characteristic functions; the subsampled
-  Gaussian adds the same independent Gaussian noise after subsampling).
+  Gaussian adds the same independent Gaussian noise after subsampling). The SGG family:
+  ``spherical-gaussian`` (sigma) by the GDP closed form with Delta = s, claim ``minimal``;
+  ``l2-laplace`` (theta) by connect-the-dots, ``minimal`` (seed 003 Prop. C.1 + reflection);
+  ``r1smg`` (sigma_star) and ``sgg`` (rate beta, delta *increasing* in it, safe side ``lower``) by
+  connect-the-dots with claim ``endpoints``: monotonicity of the composed delta in the parameter is
+  not proven here, so only the two recorded ends are certified.
 * :func:`check_composition` / :func:`check_composed_calibration` -- what ``certdp verify`` runs.
 """
 
@@ -42,6 +47,7 @@ from certdp.numbers import (
     InputError,
     certified_monotone_bracket,
     exact_str,
+    parse_exact,
     parse_positive,
     parse_positive_int,
     parse_probability,
@@ -56,7 +62,20 @@ COMPOSABLE: dict[str, tuple[str, dict[str, str | None]]] = {
     "laplace": ("scale", {"sensitivity": "1"}),
     "subsampled-gaussian": ("sigma", {"sampling_rate": None}),
     "l2-laplace": ("theta", {"dimension": None, "sensitivity": "1"}),
+    "spherical-gaussian": ("sigma", {"dimension": None, "sensitivity": "1"}),
+    "sgg": ("rate", {"dimension": None, "alpha": None, "power": None, "sensitivity": "1"}),
+    "r1smg": ("sigma_star", {"dimension": None, "sensitivity": "1"}),
 }
+
+#: calibrated by the exact GDP closed form (k steps of N(0, t^2 I) with l2 sensitivity s are one Gaussian
+#: step with sensitivity s sqrt(k); the spherical Gaussian's worst pair is the 1-D Gaussian with Delta = s)
+GDP_CALIBRATED = ("gaussian", "spherical-gaussian")
+#: delta *increases* with the calibrated parameter (the SGG rate beta: larger = less noise), so the
+#: bracket's *lower* end is the safe one
+INCREASING_IN_PARAMETER = ("sgg",)
+#: monotonicity of the composed delta in the parameter is not proven here: the certificate claims
+#: ``endpoints`` (the two certified ends only), and a probe ball of nonzero width gets the trivial [0, 1]
+MONOTONICITY_UNPROVEN = ("sgg", "r1smg")
 
 COMPOSITION_LEMMA = ("privacy-loss distributions composed by convolution; pessimistic (loss rounded up, "
                      "upper ends of certified bin masses, tails to +infinity) and optimistic (rounded down, "
@@ -79,6 +98,16 @@ COMPOSED_MONOTONICITY = {
                    "hence for every eps in R by the reflection identity delta(-e) = 1 - e^-e + e^-e delta(e) of "
                    "symmetric noise, so the step at a larger theta is a post-processing of the step at a smaller "
                    "one (Blackwell)"),
+    "spherical-gaussian": ("delta decreasing in sigma (data processing: N(0,s'^2 I) = N(0,s^2 I) + N(0,(s'^2-s^2) I)); "
+                           "the worst pair is the 1-D Gaussian with Delta = s (rotate the shift onto an axis)"),
+    "sgg": ("monotonicity of the composed delta in the rate beta is NOT proven here for general (alpha, p) (it "
+            "would need the hockey-stick divergence of the spherically symmetric noise to be monotone in the "
+            "shift norm, seed 003 Lemma 4.2, at every eps in R): certified are the two ends only -- the safe "
+            "(smaller) rate is private after the k compositions, the unsafe (larger) rate is not"),
+    "r1smg": ("monotonicity of the composed delta in sigma_star is NOT proven here (SGG with alpha = 0, p = 2; it "
+              "would need the hockey-stick divergence to be monotone in the shift norm, seed 003 Lemma 4.2, at "
+              "every eps in R): certified are the two ends only -- the safe (larger) sigma_star is private after "
+              "the k compositions, the unsafe (smaller) one is not"),
 }
 
 
@@ -147,12 +176,15 @@ def _composed_fixed(mechanism: str, fixed: dict[str, Any]) -> dict[str, Fraction
         raw = fixed.get(key, default)
         if raw is None:
             raise InputError(key, f"required for {mechanism}")
-        value = parse_positive(raw, key)
+        value = parse_exact(raw, key) if key == "alpha" else parse_positive(raw, key)
         if key == "dimension" and (value.denominator != 1 or value < 2):
             raise InputError(key, f"must be an integer >= 2 (got {exact_str(value)})")
         if key == "sampling_rate" and not value <= 1:
             raise InputError(key, f"must lie in (0, 1] (got {exact_str(value)})")
         out[key] = value
+    if "alpha" in out and not -1 < out["alpha"] <= out["dimension"] - 1:
+        raise InputError("alpha", f"must lie in (-1, T-1] = (-1, {exact_str(out['dimension'] - 1)}] "
+                                  f"(seed 003 Lemma 4.1; got {exact_str(out['alpha'])})")
     return out
 
 
@@ -169,29 +201,59 @@ def composed_profile(mechanism: str, eps: Fraction, fixed: dict[str, Fraction], 
     parameter_name = COMPOSABLE[mechanism][0]
 
     def profile(t: arb) -> arb | tuple[arb, arb, bool]:
-        if mechanism == "gaussian":  # k steps of N(0, t^2) = one with sensitivity Delta sqrt(k)
+        from certdp.numbers import arb_of
+
+        if mechanism in GDP_CALIBRATED:  # k steps of N(0, t^2 I) = one with sensitivity Delta sqrt(k)
             from certdp.engines.closed_form import gaussian_profile
-            from certdp.numbers import arb_of
 
             return gaussian_profile(t, arb_of(eps), arb_of(fixed["sensitivity"]) * arb(count).sqrt())
-        # delta is decreasing in the noise (the lemma): the upper bound at the ball's lower end and the
-        # lower bound at its upper end hold for every point of the ball
         lo, hi = ball_endpoints(t)
         if not lo > 0:
             raise InputError(parameter_name, "must be > 0")
-        plan_lo = parse_plan(_plan_for(mechanism, lo, fixed, count))
-        coupled = use_coupling(plan_lo)
-        at_lo = lattice_bounds(plan_lo, grid_bits, None, sides=("upper",) if hi != lo else ("upper", "lower"),
-                               coupled=coupled)
-        at_hi = at_lo if hi == lo else lattice_bounds(parse_plan(_plan_for(mechanism, hi, fixed, count)),
-                                                      grid_bits, None, sides=("lower",), coupled=coupled)
-        high = min(Fraction(1), max(pair.delta_upper(eps) for pair in at_lo.values()))
-        low = max(pair.delta_lower(eps) for pair in at_hi.values())
-        from certdp.numbers import arb_of
-
+        if hi != lo and mechanism in MONOTONICITY_UNPROVEN:
+            # no monotonicity lemma: a bound at one end says nothing about the ball's other points, so
+            # the probe must be the exact point. The bracket and the verifier probe decimals of
+            # denominator <= EXACT_POINT_DENOMINATOR (the verifier checks the recorded ends); if the
+            # ball is narrow enough that it holds at most one rational of denominator <= that bound,
+            # the rational found there IS the probed point.
+            point = _exact_point(t)
+            if point is None:
+                return arb(0), arb(1), False  # trivially true; not settled: the caller escalates precision
+            lo = hi = point
+        # delta is monotone in the parameter (the lemma): the upper bound at the ball's noisiest end and
+        # the lower bound at its least noisy end hold for every point of the ball
+        noisy, quiet = (lo, hi) if mechanism in INCREASING_IN_PARAMETER else (hi, lo)
+        plan_quiet = parse_plan(_plan_for(mechanism, quiet, fixed, count))
+        coupled = use_coupling(plan_quiet)
+        at_quiet = lattice_bounds(plan_quiet, grid_bits, None,
+                                  sides=("upper",) if hi != lo else ("upper", "lower"), coupled=coupled)
+        at_noisy = at_quiet if hi == lo else lattice_bounds(parse_plan(_plan_for(mechanism, noisy, fixed, count)),
+                                                            grid_bits, None, sides=("lower",), coupled=coupled)
+        high = min(Fraction(1), max(pair.delta_upper(eps) for pair in at_quiet.values()))
+        low = max(pair.delta_lower(eps) for pair in at_noisy.values())
         return arb_of(low), arb_of(high), True
 
     return profile
+
+
+#: the largest denominator of a probed point of a mechanism without a monotonicity lemma (the bracket
+#: probes decimals of a few digits; the verifier refuses recorded ends beyond it)
+EXACT_POINT_DENOMINATOR = 10**18
+
+
+def _exact_point(t: arb) -> Fraction | None:
+    """The unique rational of denominator <= EXACT_POINT_DENOMINATOR in the ball ``t``, or None.
+
+    Two distinct such rationals differ by >= 1/EXACT_POINT_DENOMINATOR^2, so a ball of diameter below
+    that holds at most one; the candidate (the best approximation of the midpoint) is checked to lie in
+    the ball exactly."""
+    from certdp.numbers.balls import ball_endpoints
+
+    lo, hi = ball_endpoints(t)
+    if not (hi - lo) * EXACT_POINT_DENOMINATOR**2 < 1:
+        return None
+    point = ((lo + hi) / 2).limit_denominator(EXACT_POINT_DENOMINATOR)
+    return point if lo <= point <= hi else None
 
 
 def _float_candidate(mechanism: str, eps: Fraction, delta: Fraction, fixed: dict[str, Fraction],
@@ -201,9 +263,25 @@ def _float_candidate(mechanism: str, eps: Fraction, delta: Fraction, fixed: dict
     log_delta = math.log(float(delta)) if float(delta) > 0 else None
     if log_delta is None:
         return None
-    if mechanism == "gaussian":
+    if mechanism in GDP_CALIBRATED:
         single = Gaussian.float_candidate(float(eps), log_delta, sensitivity=fixed["sensitivity"])
         return None if single is None else single * math.sqrt(count)
+    if mechanism in ("sgg", "r1smg"):
+        # a guess only: the single-step float root, with the noise scale grown like sqrt(k) (the
+        # Gaussian rule; the certified bracket walks from there): scale = beta^(-1/p), r1smg's
+        # sigma_star is a variance
+        from certdp.mechanisms.sgg import R1SMG, SGG
+
+        T, s = int(fixed["dimension"]), fixed["sensitivity"]
+        try:
+            if mechanism == "sgg":
+                beta = SGG.float_candidate(float(eps), log_delta, dimension=T, alpha=fixed["alpha"],
+                                           power=fixed["power"], sensitivity=s)
+                return None if beta is None else float(beta) * count ** (-float(fixed["power"]) / 2)
+            single = R1SMG.float_candidate(float(eps), log_delta, dimension=T, sensitivity=s)
+            return None if single is None else float(single) * count
+        except (ValueError, ArithmeticError):
+            return None
     if mechanism == "l2-laplace":
         from certdp.workflows.sgg_composition import l2_laplace_composed_candidate
 
@@ -236,16 +314,20 @@ def calibrate_composed(mechanism: str, *, epsilon: object, delta: object, compos
     dlt = parse_probability(delta, "delta")
     count = parse_positive_int(compositions, "compositions")
     params = _composed_fixed(mechanism, fixed)
-    gaussian = mechanism == "gaussian"
+    gaussian = mechanism in GDP_CALIBRATED
     tol = parse_positive(rtol if rtol is not None else ("1e-12" if gaussian else "0.02"), "rtol")
     if not tol < 1:
         raise InputError("rtol", "must be < 1")
     bits = None if gaussian else (grid_bits or default_grid_bits(mechanism, count))
     profile = composed_profile(mechanism, eps, params, count, bits)
     candidate = _float_candidate(mechanism, eps, dlt, params, count)
-    bracket = certified_monotone_bracket(profile, dlt, increasing=False, candidate=candidate, rtol=tol)
+    increasing = mechanism in INCREASING_IN_PARAMETER
+    bracket = certified_monotone_bracket(profile, dlt, increasing=increasing, candidate=candidate, rtol=tol)
     method = METHODS["composed-pld"]
     notes = list(bracket.notes)
+    if mechanism in MONOTONICITY_UNPROVEN:
+        notes.append(f"claim 'endpoints': monotonicity of the composed delta in {parameter} is not proven, so only "
+                     f"the two recorded ends are certified (nothing is claimed about values between or beyond)")
     if bracket.relative_width > tol:
         notes.append(f"relative width {float(bracket.relative_width):.3g} > rtol: limited by the lattice step "
                      f"2^-{bits} (pass grid_bits for a finer one); rtol is not claimed")
@@ -255,7 +337,8 @@ def calibrate_composed(mechanism: str, *, epsilon: object, delta: object, compos
         inputs["grid_step"] = exact_str(Fraction(1, 2**bits))
     return Certificate.for_calibration(
         claim=method.claim(mechanism), mechanism=mechanism, parameter=parameter, parameters=params,
-        epsilon=eps, delta=dlt, rtol=tol, interval=(bracket.lo, bracket.hi), safe_side="upper",
+        epsilon=eps, delta=dlt, rtol=tol, interval=(bracket.lo, bracket.hi),
+        safe_side="lower" if increasing else "upper",
         method=method.name, lemma=method.lemma(mechanism), delta_enclosure=bracket.delta_at_safe,
         inputs=inputs, precision_bits=bracket.precision_bits, timing_seconds=clock.elapsed(),
         extra={"evaluations": bracket.evaluations,
@@ -476,18 +559,21 @@ def check_composed_calibration(cert: Certificate, say: Callable[[str], None], cl
     need(name in COMPOSABLE, f"{name!r} has no calibration under composition")
     parameter, spec = COMPOSABLE[name]
     method = METHODS["composed-pld"]
-    need(cert.kind == "calibration" and cert.claim == method.claim(name), "a composed-pld calibration claims 'minimal'")
+    need(cert.kind == "calibration" and cert.claim == method.claim(name),
+         f"a composed-pld calibration of {name} claims {method.claim(name)!r}")
     need(cert.lemma == method.lemma(name), "the lemma text is not the method's")
     need(cert.parameter == parameter, f"{name}'s parameter is {parameter!r}")
     need(cert.guarantee == cert.statement(), "the guarantee text does not match the certified content")
     need(cert.verdict is None and cert.condition is None, "a calibration has no verdict or condition")
-    need(cert.safe_side == "upper", "the safe side of a noise scale is 'upper'")
+    increasing = name in INCREASING_IN_PARAMETER
+    need(cert.safe_side == ("lower" if increasing else "upper"),
+         "the safe side is 'lower' for a rate (delta increasing in it) and 'upper' for a noise scale")
     try:
         params = _composed_fixed(name, dict(cert.parameters))
     except InputError as exc:
         raise invalid(f"parameters: {exc}") from None
     need({k: exact_str(v) for k, v in params.items()} == cert.parameters, "parameters are not in canonical form")
-    gaussian = name == "gaussian"
+    gaussian = name in GDP_CALIBRATED
     allowed_inputs = {"epsilon", "delta", "rtol", "compositions"} | (set() if gaussian else {"grid_step"})
     need(set(cert.inputs) <= allowed_inputs and {"epsilon", "delta", "compositions"} <= set(cert.inputs),
          "inputs are not those of a composed-pld calibration")
@@ -510,7 +596,11 @@ def check_composed_calibration(cert: Certificate, say: Callable[[str], None], cl
     need(cert.interval is not None, "a calibration records an interval")
     lo, hi = (Fraction(x) for x in cert.interval)
     need(0 < lo < hi, "interval must be positive and increasing")
-    need(Fraction(cert.value) == hi, "value is not the safe end of the interval")
+    safe, unsafe = (lo, hi) if increasing else (hi, lo)
+    if name in MONOTONICITY_UNPROVEN:
+        need(lo.denominator <= EXACT_POINT_DENOMINATOR and hi.denominator <= EXACT_POINT_DENOMINATOR,
+             "the interval ends of an 'endpoints' composed calibration must be decimals of denominator <= 10^18")
+    need(Fraction(cert.value) == safe, "value is not the safe end of the interval")
     if "rtol" in cert.inputs:
         rtol = number_text(cert.inputs["rtol"], "inputs.rtol")
         need(0 < rtol < 1 and (hi - lo) / hi <= rtol, "the interval is wider than rtol")
@@ -518,18 +608,18 @@ def check_composed_calibration(cert: Certificate, say: Callable[[str], None], cl
     say(f"recomputed by {'the GDP closed form' if gaussian else f'the lattice accountant at step 2^-{bits}'}")
     from certdp.numbers import Decision
 
-    decision, enc = classify(profile, hi, dlt)
-    need(decision is not Decision.NO, f"value {exact_str(hi)} is NOT private after {count} compositions: {enc}")
+    decision, enc = classify(profile, safe, dlt)
+    need(decision is not Decision.NO, f"value {exact_str(safe)} is NOT private after {count} compositions: {enc}")
     if decision is Decision.UNKNOWN:
-        raise undecided(f"could not decide the safe end {exact_str(hi)} ({enc})")
-    say(f"value {exact_str(hi)} is private after {count} compositions: composed delta in {enc}")
+        raise undecided(f"could not decide the safe end {exact_str(safe)} ({enc})")
+    say(f"value {exact_str(safe)} is private after {count} compositions: composed delta in {enc}")
     need(cert.delta_enclosure is not None, "a calibration records the delta enclosure at its value")
     check_recorded(enclosure_of(cert.delta_enclosure, "delta_enclosure"), enc, "delta enclosure")
-    decision, enc_u = classify(profile, lo, dlt)
-    need(decision is not Decision.YES, f"interval end {exact_str(lo)} is private too ({enc_u}): not tight")
+    decision, enc_u = classify(profile, unsafe, dlt)
+    need(decision is not Decision.YES, f"interval end {exact_str(unsafe)} is private too ({enc_u}): not tight")
     if decision is Decision.UNKNOWN:
-        raise undecided(f"could not decide the unsafe end {exact_str(lo)}")
-    say(f"interval end {exact_str(lo)} is not private: composed delta in {enc_u} > {cert.inputs['delta']}")
+        raise undecided(f"could not decide the unsafe end {exact_str(unsafe)}")
+    say(f"interval end {exact_str(unsafe)} is not private: composed delta in {enc_u} > {cert.inputs['delta']}")
     if "delta_enclosure_at_unsafe_end" in cert.extra:
         check_recorded(enclosure_of(cert.extra["delta_enclosure_at_unsafe_end"], "extra.delta_enclosure_at_unsafe_end"),
                        enc_u, "delta enclosure at the unsafe end")
