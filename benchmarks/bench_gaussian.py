@@ -51,6 +51,7 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 
 import certdp  # noqa: E402
+from float_reference import interleaved_timing  # noqa: E402
 
 EPSILONS = (0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
 DELTAS = (1e-12, 1e-9, 1e-6, 1e-5, 1e-3, 0.01, 0.1)
@@ -651,36 +652,6 @@ def profile_certdp(report: Report, grid, reps: int) -> None:
     what_if_versions_cached(report, grid, reps)
 
 
-_SCIPY_REF: list = []
-
-
-def plain_float_root(eps: float, log_d: float) -> float:
-    """A plain float64 Brent root of the same log-space formula (NOT certified; the reference).
-
-    SciPy ``brentq`` on ``log delta(log sigma) - log delta`` with ``log_ndtr``, the bracket of
-    ``Gaussian.float_candidate``, written here so the reference does not change with certdp (the
-    same function is in ``benchmarks/compare_checkouts.py``)."""
-    if not _SCIPY_REF:  # imported once (an import statement per call would slow the reference)
-        from scipy.optimize import brentq as _brentq
-        from scipy.special import log_ndtr as _log_ndtr
-
-        _SCIPY_REF.extend((_brentq, _log_ndtr))
-    brentq, log_ndtr = _SCIPY_REF
-
-    def f(log_sigma: float) -> float:
-        sigma = math.exp(log_sigma)
-        a, b = 1.0 / (2.0 * sigma), eps * sigma
-        la, lb = float(log_ndtr(a - b)), float(log_ndtr(-a - b))
-        gap = eps + lb - la
-        return (-math.inf if gap >= 0.0 else la + math.log1p(-math.exp(gap))) - log_d
-
-    c = 0.5 * math.log(2.0 * (math.log(1.25) - log_d)) - math.log(eps)
-    lo, hi = c - 2.0, c + 0.5
-    while f(lo) <= 0:
-        lo -= 2.0
-    while f(hi) >= 0:
-        hi += 2.0
-    return math.exp(brentq(f, lo, hi, xtol=1e-15, rtol=8.9e-16, maxiter=200))
 
 
 def float_root_ratio(report: Report, grid, ref, reps: int) -> None:
@@ -691,40 +662,15 @@ def float_root_ratio(report: Report, grid, ref, reps: int) -> None:
     calibration.  Also timed: the certified call with its digest read (lazily sealed certificates
     compute it on first access) and with never-seen inputs (no input cache helps).
     """
-    ratios, cert_t, float_t, sealed_t, fresh_t = [], [], [], [], []
-    for k, (e, d) in enumerate(grid):
-        log_d = math.log(d)
-        plain_float_root(e, log_d)
-        certdp.calibrate("gaussian", epsilon=e, delta=d, sensitivity=1)
-        tc, tf, ts, tn = [], [], [], []
-        n = max(reps, 21)
-        for r in range(n):
-            t0 = time.perf_counter()
-            certdp.calibrate("gaussian", epsilon=e, delta=d, sensitivity=1)
-            t1 = time.perf_counter()
-            plain_float_root(e, log_d)
-            t2 = time.perf_counter()
-            certdp.calibrate("gaussian", epsilon=e, delta=d, sensitivity=1).digest
-            t3 = time.perf_counter()
-            certdp.calibrate("gaussian", epsilon=e * (1 + (k * n + r + 1) * 2.0**-40), delta=d, sensitivity=1)
-            t4 = time.perf_counter()
-            tc.append(t1 - t0)
-            tf.append(t2 - t1)
-            ts.append(t3 - t2)
-            tn.append(t4 - t3)
-        c, f = statistics.median(tc), statistics.median(tf)
-        cert_t.append(c)
-        float_t.append(f)
-        sealed_t.append(statistics.median(ts))
-        fresh_t.append(statistics.median(tn))
-        ratios.append(c / f)
+    t = interleaved_timing(grid, max(reps, 21))
+    ratio, cert_med = t["ratio"], t["certified"]
     report.line(f"certified vs plain float64 Brent root (same log-space formula, same run): certified median "
-                f"{ms(statistics.median(cert_t))} ms, float root median {ms(statistics.median(float_t))} ms, "
-                f"ratio median {statistics.median(ratios):.2f}x (max {max(ratios):.2f}x) -> target <= 4x: "
-                f"{'MET' if statistics.median(ratios) <= 4 else 'NOT MET'}; target <= 0.1 ms: "
-                f"{'MET' if statistics.median(cert_t) <= 1e-4 else 'NOT MET'}")
-    report.line(f"  with the digest read: {ms(statistics.median(sealed_t))} ms; never-seen inputs (no input cache): "
-                f"{ms(statistics.median(fresh_t))} ms")
+                f"{ms(cert_med)} ms, float root median {ms(t['float_root'])} ms, "
+                f"ratio median {ratio:.2f}x (max {t['ratio_max']:.2f}x) -> target <= 4x: "
+                f"{'MET' if ratio <= 4 else 'NOT MET'}; target <= 0.1 ms: "
+                f"{'MET' if cert_med <= 1e-4 else 'NOT MET'}")
+    report.line(f"  with the digest read: {ms(t['with_digest'])} ms; never-seen inputs (no input cache): "
+                f"{ms(t['fresh_inputs'])} ms")
 
 
 def main(argv: list[str] | None = None) -> int:

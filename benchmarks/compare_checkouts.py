@@ -13,8 +13,8 @@ Tasks (no timing is asserted; this script only prints):
 * ``gaussian``: per (eps, delta) point of the grid, one warm-up, then 21 interleaved pairs of
   ``certdp.calibrate("gaussian", epsilon=e, delta=d, sensitivity=1)`` and a *plain float64 Brent
   root of the same log-space formula* (SciPy ``brentq`` on log delta(log sigma) with
-  ``log_ndtr``, the same bracket as ``Gaussian.float_candidate``; defined here, so both checkouts
-  are compared with the identical reference).  Reported: median over points of the per-point
+  ``log_ndtr``, the same bracket as ``Gaussian.float_candidate``; ``benchmarks/float_reference.py``
+  of this checkout, so both checkouts are compared with the identical reference).  Reported: median over points of the per-point
   median of the certified call, of the float root, and of their ratio; the same with the digest
   read (``calibrate(...).digest``: what sealing costs when the certificate is used); and with
   fresh inputs (every call a never-seen epsilon, so no input cache helps).
@@ -38,56 +38,13 @@ GRID = [(e, d) for e in (0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
 QUICK_GRID = [(e, d) for e in (0.1, 1.0, 10.0) for d in (1e-9, 1e-5, 0.01)]
 
 _GAUSSIAN = r'''
-import json, math, statistics, sys, time
-from scipy.optimize import brentq
-from scipy.special import log_ndtr
-import certdp
-
-def log_delta(sigma, eps):
-    a = 1.0 / (2.0 * sigma)
-    b = eps * sigma
-    la = float(log_ndtr(a - b))
-    lb = float(log_ndtr(-a - b))
-    gap = eps + lb - la
-    return -math.inf if gap >= 0.0 else la + math.log1p(-math.exp(gap))
-
-def plain_float_root(eps, log_d):
-    """Plain float64 Brent root of log delta(log sigma) = log delta (NOT certified)."""
-    f = lambda ls: log_delta(math.exp(ls), eps) - log_d
-    c = 0.5 * math.log(2.0 * (math.log(1.25) - log_d)) - math.log(eps)
-    lo, hi = c - 2.0, c + 0.5
-    while f(lo) <= 0:
-        lo -= 2.0
-    while f(hi) >= 0:
-        hi += 2.0
-    return math.exp(brentq(f, lo, hi, xtol=1e-15, rtol=8.9e-16, maxiter=200))
-
-grid = GRID
-reps = 21
-cert, flt, ratio, sealed, fresh = [], [], [], [], []
-for k, (e, d) in enumerate(grid):
-    log_d = math.log(d)
-    certdp.calibrate("gaussian", epsilon=e, delta=d, sensitivity=1)
-    plain_float_root(e, log_d)
-    tc, tf, ts, tn = [], [], [], []
-    for r in range(reps):
-        t0 = time.perf_counter()
-        certdp.calibrate("gaussian", epsilon=e, delta=d, sensitivity=1)
-        t1 = time.perf_counter()
-        plain_float_root(e, log_d)
-        t2 = time.perf_counter()
-        certdp.calibrate("gaussian", epsilon=e, delta=d, sensitivity=1).digest
-        t3 = time.perf_counter()
-        certdp.calibrate("gaussian", epsilon=e * (1 + (k * reps + r + 1) * 2.0**-40), delta=d, sensitivity=1)
-        t4 = time.perf_counter()
-        tc.append(t1 - t0); tf.append(t2 - t1); ts.append(t3 - t2); tn.append(t4 - t3)
-    c, f = statistics.median(tc), statistics.median(tf)
-    cert.append(c); flt.append(f); ratio.append(c / f)
-    sealed.append(statistics.median(ts)); fresh.append(statistics.median(tn))
-med = statistics.median
-print(json.dumps({"certified_ms": med(cert) * 1e3, "float_root_ms": med(flt) * 1e3, "ratio": med(ratio),
-                  "ratio_max": max(ratio), "with_digest_ms": med(sealed) * 1e3, "fresh_inputs_ms": med(fresh) * 1e3,
-                  "certified_max_ms": max(cert) * 1e3}))
+import json, sys
+sys.path.insert(0, BENCH_DIR)  # benchmarks/float_reference.py of *this* checkout: the same reference for both
+from float_reference import interleaved_timing
+t = interleaved_timing(GRID, 21)
+print(json.dumps({"certified_ms": t["certified"] * 1e3, "float_root_ms": t["float_root"] * 1e3,
+                  "ratio": t["ratio"], "ratio_max": t["ratio_max"], "with_digest_ms": t["with_digest"] * 1e3,
+                  "fresh_inputs_ms": t["fresh_inputs"] * 1e3, "certified_max_ms": t["certified_max"] * 1e3}))
 '''
 
 _SCALE = r'''
@@ -131,7 +88,7 @@ def _code(task: str, grid: list) -> str:
 
 def _task_code(task: str, grid: list) -> str:
     if task == "gaussian":
-        return _GAUSSIAN.replace("GRID", repr(grid))
+        return _GAUSSIAN.replace("GRID", repr(grid)).replace("BENCH_DIR", repr(str(Path(__file__).resolve().parent)))
     if task in ("laplace", "uniform"):
         return _SCALE.replace("GRID", repr(grid)).replace("NAME", repr(task))
     if task == "ggm2d":
