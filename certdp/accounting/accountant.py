@@ -66,7 +66,8 @@ from certdp.numbers import (
 from certdp.numbers.balls import ball_endpoints
 
 __all__ = ["Composition", "account", "gdp_mu_squared", "gdp_delta_ball", "MAX_GRID_BITS", "lattice_bounds",
-           "GDP_MECHANISMS", "CTD_TAU_FACTOR", "encode_ctd_grids", "parse_ctd_grids"]
+           "GDP_MECHANISMS", "CTD_TAU_FACTOR", "COUPLED_MECHANISMS", "COUPLING_THRESHOLD",
+           "bracket_width_in_steps", "encode_ctd_grids", "parse_ctd_grids"]
 
 #: plan mechanisms that are exactly Gaussian (the spherical Gaussian N(0, sigma^2 I) with l2
 #: sensitivity s has the privacy-loss law of the 1-D Gaussian with Delta = s: rotate the shift)
@@ -225,22 +226,32 @@ def _group_laws(plan: Plan) -> list[tuple[str, dict[str, LossLaw | XFormLaw], in
     return out
 
 
-def _effective_steps(plan: Plan, coupled_only: bool = False, coupling: bool = True) -> float:
-    """The bracket's width in units of h, roughly (a guess for the first lattice step): k for k
-    deterministic steps, ~2 sqrt(8 k) for k coupled ones (the Hoeffding shift at p ~ 1e-7).
-    ``coupled_only``: the number of steps that can be coupled."""
-    coupled = (1 if gdp_mu_squared(plan) > 0 else 0)
-    deterministic = 0
-    for g in plan.groups:
-        if g.mechanism in ("laplace", "subsampled-gaussian", "ggm"):
-            coupled += g.count
-        elif g.mechanism != "gaussian":
-            deterministic += g.count
-    if coupled_only:
-        return coupled
+#: laws with a certified partial mean (the coupled rule applies to them), besides the merged GDP part
+COUPLED_MECHANISMS = ("laplace", "subsampled-gaussian", "ggm")
+#: from this many coupled steps on the coupled rule (bracket ~ 2 h sqrt(8 k)) beats the deterministic one (~ k h)
+COUPLING_THRESHOLD = 32
+
+
+def bracket_width_in_steps(coupled: int, deterministic: int, coupling: bool) -> float:
+    """The bracket's width in units of h, roughly (a guess for the first lattice step; tightness only):
+    k for k deterministic steps, ~2 sqrt(8 k) for k coupled ones (the Hoeffding shift at p ~ 1e-7)."""
     if not coupling:
         return coupled + deterministic
     return 2 * math.sqrt(8 * coupled) + deterministic
+
+
+def _effective_steps(plan: Plan, coupled_only: bool = False, coupling: bool = True) -> float:
+    """:func:`bracket_width_in_steps` of ``plan``; ``coupled_only``: the number of steps that can be coupled."""
+    coupled = (1 if gdp_mu_squared(plan) > 0 else 0)
+    deterministic = 0
+    for g in plan.groups:
+        if g.mechanism in COUPLED_MECHANISMS:
+            coupled += g.count
+        elif g.mechanism not in GDP_MECHANISMS:
+            deterministic += g.count
+    if coupled_only:
+        return coupled
+    return bracket_width_in_steps(coupled, deterministic, coupling)
 
 
 def _settings(plan: Plan, delta_ref: Fraction | None) -> tuple[int, float, int]:
@@ -381,8 +392,7 @@ def _str(q: Fraction, direction: str) -> str:
 def use_coupling(plan: Plan) -> bool:
     """The automatic choice: the coupled rule (bracket ~ 2 h sqrt(8 k)) once it beats the deterministic
     one (~ k h), i.e. from about 32 coupled steps on."""
-    coupled = _effective_steps(plan, coupled_only=True)
-    return coupled > 32
+    return _effective_steps(plan, coupled_only=True) > COUPLING_THRESHOLD
 
 
 def encode_ctd_grids(grids: dict[int, list[Fraction]], grid_bits: int) -> str:

@@ -30,6 +30,9 @@ from typing import Any, Callable
 from flint import arb
 
 from certdp.accounting.accountant import (
+    COUPLED_MECHANISMS,
+    COUPLING_THRESHOLD,
+    bracket_width_in_steps,
     GDP_MECHANISMS,
     MAX_GRID_BITS,
     MIN_GRID_BITS,
@@ -292,8 +295,9 @@ def _float_candidate(mechanism: str, eps: Fraction, delta: Fraction, fixed: dict
 
 def default_grid_bits(mechanism: str, count: int) -> int:
     """Lattice step of a calibration's profile evaluations: W h ~ 0.02 (a ~1-2 % wide delta bracket), W
-    the bracket width in steps (K deterministic, ~2 sqrt(8 K) coupled, see accountant.use_coupling)."""
-    width = 2 * math.sqrt(8 * count) if count > 32 else max(count, 1)
+    the bracket width in steps (:func:`~certdp.accounting.accountant.bracket_width_in_steps`)."""
+    coupled = count if mechanism in COUPLED_MECHANISMS else 0
+    width = max(1, bracket_width_in_steps(coupled, count - coupled, coupled > COUPLING_THRESHOLD))
     bits = min(max(MIN_GRID_BITS, math.ceil(math.log2(width / 0.02))), 18)
     if mechanism in CONNECT_THE_DOTS:  # the pairs' grid is refined to 2^-bits in epsilon shift
         bits = max(bits, 9)
