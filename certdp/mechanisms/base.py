@@ -68,6 +68,10 @@ class Mechanism(ABC):
     profile_increasing: ClassVar[bool] = False
     #: Whether monotonicity of delta in ``parameter`` is proven (then a bracket brackets *the* optimum).
     monotone_proven: ClassVar[bool] = True
+    #: Whether one profile evaluation costs microseconds (a closed form): the calibration bracket
+    #: then tries its first two points at the first precision rung before its general search
+    #: (``certified_monotone_bracket(first_steps_at_first_rung=True)``; same bracket either way).
+    cheap_profile: ClassVar[bool] = False
     #: How the profile is computed and the result it rests on (recorded in certificates).
     method: ClassVar[str]
     lemma: ClassVar[str]

@@ -66,6 +66,7 @@ class Gaussian(Mechanism):
     aliases = ("analytic-gaussian", "spherical-gaussian-closed-form")
     parameter = "sigma"
     profile_increasing = False
+    cheap_profile = True
     method = "closed-form analytic Gaussian profile evaluated on Arb balls; certified monotone bracket on sigma"
     lemma = "Balle & Wang 2018, Thm. 8 (seed 003 Eq. 6); delta decreasing in sigma (seed 003 Eq. 7)"
 

@@ -28,6 +28,7 @@ class Laplace(ScaleMechanism1D):
     name = "laplace"
     parameter = "scale"
     profile_increasing = False
+    cheap_profile = True
     method = "closed-form Laplace profile evaluated on Arb balls; certified monotone bracket on the scale"
     lemma = "seed 004 Prop. 3.3: delta(eps) = [1 - exp((eps - Delta/b)/2)]_+, decreasing in b"
 

@@ -27,6 +27,7 @@ class Uniform(ScaleMechanism1D):
     name = "uniform"
     parameter = "scale"
     profile_increasing = False
+    cheap_profile = True
     method = "closed-form uniform profile (total variation) on Arb balls; certified monotone bracket"
     lemma = "seed 004 Sec. 3.2 (p = infinity): delta(eps) = min{1, Delta/(2b)}"
 

@@ -28,6 +28,7 @@ __all__ = [
     "round_decimal",
     "round_fraction",
     "round_ratio",
+    "round_ratio_digits",
     "round_dyadic",
     "round_dyadic_digits",
     "dyadic_endpoints",
@@ -204,6 +205,12 @@ def round_ratio(num: int, den: int, digits: int, direction: str) -> Fraction:
     if negative:
         n = -n
     return Fraction(n * _pow10(-shift)) if shift <= 0 else Fraction(n, _pow10(shift))
+
+
+def round_ratio_digits(num: int, den: int, digits: int, direction: str) -> tuple[int, int]:
+    """:func:`round_ratio` for ``num, den > 0`` as the pair ``(n, shift)``, the value ``n * 10^-shift``
+    (no Fraction is built: the hot path of a closed-form calibration needs the digits only)."""
+    return _round_positive(num, den, digits, direction == "up")
 
 
 def round_dyadic(mantissa: int, exponent: int, digits: int, direction: str) -> Fraction:

@@ -35,10 +35,10 @@ from typing import Callable
 
 from flint import arb, ctx, fmpq
 
-from certdp.numbers.balls import arb_of, round_fraction, round_ratio
-from certdp.numbers.compare import Decision
+from certdp.numbers.balls import _pow10, arb_of, round_fraction, round_ratio, round_ratio_digits
+from certdp.numbers.compare import Decision, certify_le
 from certdp.numbers.enclosure import Enclosure
-from certdp.numbers.exact import UndecidedError, exact_str, fraction_of_float_repr
+from certdp.numbers.exact import UndecidedError, decimal_text, exact_str, fraction_of_float_repr
 from certdp.numbers.precision import PRECISION_LADDER, decide_on_ladder, working_precision
 
 __all__ = ["Bracket", "certified_monotone_bracket", "classify_point"]
@@ -172,6 +172,7 @@ def certified_monotone_bracket(
     rtol: Fraction | float = Fraction(1, 10**12),
     ladder: tuple[int, ...] = PRECISION_LADDER,
     max_doublings: int = 4096,
+    first_steps_at_first_rung: bool = False,
 ) -> Bracket:
     """Certified bracket of the calibration boundary of a monotone privacy profile.
 
@@ -180,6 +181,14 @@ def certified_monotone_bracket(
     ``increasing`` says whether delta(t) increases with t. See the module
     docstring for the guarantee. Raises :class:`UndecidedError` if no point on
     one side can be certified.
+
+    ``first_steps_at_first_rung`` (for cheap closed-form profiles): first evaluate the walk's first
+    point on each side once at ``ladder[0]`` with none of the general bookkeeping; when those two
+    points close the bracket (the usual case with an accurate candidate) it is returned at once,
+    and otherwise the decided points are handed to the general search, which would have probed
+    them first and decided them the same way. The result is the same bracket either way (same
+    points, enclosures, ``evaluations`` and ``precision_bits``); only a point left undecided at
+    the first rung is evaluated there twice, which is why expensive profiles leave this off.
     """
     if type(rtol) is not Fraction:
         rtol = Fraction(rtol) if not isinstance(rtol, float) else Fraction(repr(rtol))
@@ -200,22 +209,37 @@ def certified_monotone_bracket(
             if unsafe_pt is None or (t - unsafe_pt[0]) * safe_dir > 0:
                 unsafe_pt = (t, enc)  # type: ignore[assignment]
 
-    seen: dict[Fraction, tuple[Decision, Enclosure | None]] = {}
+    # probed points by (numerator, denominator): hashing a Fraction costs a modular inverse
+    seen: dict[tuple[int, int], tuple[Fraction, Decision, Enclosure | None]] = {}
+    center = _as_fraction(candidate)
+    decided_first: dict[tuple[int, int], tuple[Decision, Enclosure]] = {}
+    if first_steps_at_first_rung and center is not None and center.numerator > 0:
+        quick = _first_steps_at_first_rung(profile, search.delta, center, sides, digits, ladder[0], rtol)
+        if isinstance(quick, Bracket):
+            return quick
+        decided_first = quick
 
     def probe_point(point: Fraction) -> Decision:
         if point.numerator <= 0:
             return Decision.UNKNOWN
-        if point in seen:  # a decided point is never evaluated twice (each may cost seconds)
-            return seen[point][0]
-        decision, enc = search.classify(point)
-        seen[point] = (decision, enc)
+        key = (point.numerator, point.denominator)
+        hit = seen.get(key)
+        if hit is not None:  # a decided point is never evaluated twice (each may cost seconds)
+            return hit[1]
+        first = decided_first.pop(key, None) if decided_first else None
+        if first is not None:  # decided at the first rung by the shortcut: the same result classify gives
+            decision, enc = first
+            search.evaluations += 1
+            search.max_bits = max(search.max_bits, ladder[0])
+        else:
+            decision, enc = search.classify(point)
+        seen[key] = (point, decision, enc)
         record(point, decision, enc)
         return decision
 
     def probe(t: Fraction, direction: str) -> Decision:
         return probe_point(round_fraction(t, digits, direction))
 
-    center = _as_fraction(candidate)
     if center is not None and center.numerator > 0:
         # Walk outward on both sides of the float candidate: center * factor, rounded outward.  Once
         # two points of the side already found are certified, their enclosures extrapolate log delta
@@ -231,7 +255,7 @@ def certified_monotone_bracket(
                     break
                 guess = None
                 if jumps < 6 and len(seen) >= 2:
-                    side_pts = [(q, e) for q, (d, e) in seen.items() if d is found and e is not None]
+                    side_pts = [(q, e) for q, d, e in seen.values() if d is found and e is not None]
                     guess = _extrapolated_guess(side_pts, Fraction(delta), sign, found is Decision.YES)
                     last = max((q * sign for q, _ in side_pts), default=None)
                     if not (guess is not None and last is not None and guess * sign > last
@@ -338,6 +362,70 @@ def certified_monotone_bracket(
         evaluations=search.evaluations,
         notes=tuple(notes),
     )
+
+
+def _first_steps_at_first_rung(profile: Profile, delta: Fraction, center: Fraction, sides: tuple, digits: int,
+                               bits: int, rtol: Fraction) -> "Bracket | dict[tuple[int, int], tuple[Decision, Enclosure]]":
+    """The walk's first point on the safe side, then (if that one is private) on the other side,
+    each decided at ``bits`` exactly as :func:`classify_point` decides at its first rung: the same
+    point (``center`` times the first factor, rounded outward to ``digits`` digits), the same ball
+    of it, the same comparison with the same ball of ``delta``, the same :class:`Enclosure`.
+
+    Returns the :class:`Bracket` when the safe point is proven private, the other proven not and
+    the two are within ``rtol`` -- what the general search returns after these two probes --, else
+    the decided points keyed by ``(numerator, denominator)``.
+    """
+    num, den = center.numerator, center.denominator
+    tn, td = delta.numerator, delta.denominator
+    found: list[tuple[int, int, int, int, Decision, Enclosure]] = []
+    saved = ctx.prec
+    ctx.prec = bits
+    try:
+        target = arb(tn) if td == 1 else arb(fmpq(tn, td))
+        for (_, direction, factors), wanted in zip(sides, (Decision.YES, Decision.NO)):
+            factor_num, factor_den = factors[0]
+            n, shift = round_ratio_digits(num * factor_num, den * factor_den, digits, direction)
+            pn, pd = (n, _pow10(shift)) if shift > 0 else (n * _pow10(-shift), 1)
+            # the ball classify_point makes of the reduced point: arb(int) for an integer, else of the fmpq
+            value = profile(arb(fmpq(pn, pd)) if pn % pd else arb(pn // pd))
+            if isinstance(value, tuple):
+                low, high = value[0], value[1]
+                if not (low.is_finite() and high.is_finite()):
+                    break
+            else:
+                low = high = value
+                if not value.is_finite():
+                    break
+            if low is high:
+                decision = certify_le(low, target)
+                enc = Enclosure.from_arb(low, bits)
+            else:
+                decision = Decision.YES if high <= target else Decision.NO if low > target else Decision.UNKNOWN
+                enc = Enclosure.from_bounds(low, high, bits)
+            if decision is Decision.UNKNOWN:
+                break
+            found.append((n, shift, pn, pd, decision, enc))
+            if decision is not wanted:
+                break
+    finally:
+        ctx.prec = saved
+    if len(found) == 2 and found[0][4] is Decision.YES and found[1][4] is Decision.NO:
+        (sn, ss, spn, spd, _, safe_enc), (un, us, upn, upd, _, unsafe_enc) = found
+        # safe at a, unsafe at b: |b - a| / a <= rtol, by cross-multiplication (positive denominators)
+        gap = abs(spn * upd - upn * spd)
+        if gap * rtol.denominator <= rtol.numerator * spn * upd:
+            low_pair, high_pair = ((un, us), (sn, ss)) if upn * spd < spn * upd else ((sn, ss), (un, us))
+            return Bracket(
+                lo=Decimal(decimal_text(low_pair[0], -low_pair[1])),
+                hi=Decimal(decimal_text(high_pair[0], -high_pair[1])),
+                increasing=sides[0][0] < 0, delta_at_safe=safe_enc, delta_at_unsafe=unsafe_enc,
+                precision_bits=bits, evaluations=2,
+            )
+    out = {}
+    for _, _, pn, pd, decision, enc in found:
+        q = Fraction(pn, pd)
+        out[(q.numerator, q.denominator)] = (decision, enc)
+    return out
 
 
 _COARSE_STEPS = tuple(Fraction(1, 10**k) for k in (11, 9, 7, 5, 3, 1))

@@ -118,6 +118,7 @@ def _bracket_calibration(cls: Any, epsilon: object, delta: object, rtol: object,
     bracket = certified_monotone_bracket(
         profile_closure(cls, eps, params), delta_q,
         increasing=cls.profile_increasing, candidate=candidate, rtol=tol,
+        first_steps_at_first_rung=getattr(cls, "cheap_profile", False),
     )
     method = METHODS["certified-bracket"]
     return Certificate.for_calibration(
