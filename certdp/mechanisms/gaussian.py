@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from functools import lru_cache
+from typing import Any, Callable
 
 import numpy as np
-from flint import arb
+from flint import arb, ctx, fmpq
 
 from certdp.engines.closed_form import gaussian_profile
 from certdp.engines.hockey_stick_integral import gaussian_profile_by_integration
@@ -30,8 +31,8 @@ def gaussian_log_delta_float(sigma: float, epsilon: float, sensitivity: float) -
     log_ndtr = _LOG_NDTR[0] if _LOG_NDTR else _load_scipy()[0]
     a = sensitivity / (2.0 * sigma)
     b = epsilon * sigma / sensitivity
-    la = float(log_ndtr(a - b))
-    lb = float(log_ndtr(-a - b))
+    la = log_ndtr(a - b)
+    lb = log_ndtr(-a - b)
     gap = epsilon + lb - la
     if gap >= 0.0:
         return -math.inf
@@ -45,13 +46,46 @@ _LOG_NDTR: list = []
 
 
 def _load_scipy() -> tuple:
-    try:  # the scalar entry point of the same function (same C++ code, no ufunc dispatch)
+    try:  # the scalar entry point of the same function (same C++ code, no ufunc dispatch; returns a float)
         from scipy.special.cython_special import log_ndtr
     except ImportError:  # pragma: no cover - older SciPy
-        from scipy.special import log_ndtr
+        from scipy.special import log_ndtr as log_ndtr_ufunc
+
+        def log_ndtr(x: float) -> float:
+            return float(log_ndtr_ufunc(x))
 
     _LOG_NDTR[:] = [log_ndtr]
     return (log_ndtr,)
+
+
+def _exact_ball(num: int, den: int) -> arb:
+    """``arb_of(Fraction(num, den))`` for a reduced fraction: the ball of the rational at the current precision."""
+    return arb(num) if den == 1 else arb(fmpq(num, den))
+
+
+@lru_cache(maxsize=256)
+def _profile_closure(eps_num: int, eps_den: int, sens_num: int, sens_den: int) -> Callable[[arb], arb]:
+    """The closure of :meth:`Gaussian.profile_at` for epsilon = eps_num/eps_den, Delta = sens_num/sens_den."""
+    constants: dict[int, tuple[arb, arb, arb, arb, arb, arb]] = {}
+
+    def at_precision(prec: int) -> tuple[arb, arb, arb, arb, arb, arb]:
+        eps, sens = _exact_ball(eps_num, eps_den), _exact_ball(sens_num, sens_den)
+        constants[prec] = values = (eps, eps.exp(), sens, -sens, arb(2), arb(2).sqrt())
+        return values
+
+    def profile(sigma: arb) -> arb:
+        prec = ctx.prec
+        eps, exp_eps, sens, neg_sens, two, sqrt2 = constants.get(prec) or at_precision(prec)
+        # arb_gaussian.privacy_profile(eps, sigma, sens), operation by operation:
+        # -(Phi(-Delta/(2 sigma) - eps sigma/Delta) e^eps) + Phi(Delta/(2 sigma) - eps sigma/Delta),
+        # Phi(v) = erfc(-v / sqrt 2) / 2 (the generated _Phi)
+        two_sigma = two * sigma
+        shift = -(eps * sigma) / sens
+        low_phi = (-(neg_sens / two_sigma + shift) / sqrt2).erfc() / 2
+        high_phi = (-(sens / two_sigma + shift) / sqrt2).erfc() / 2
+        return -(low_phi * exp_eps) + high_phi
+
+    return profile
 
 
 @register
@@ -95,6 +129,19 @@ class Gaussian(Mechanism):
         return gaussian_profile(value, epsilon, arb_of(sensitivity))
 
     @classmethod
+    def profile_at(cls, epsilon: Fraction, sensitivity: Fraction = Fraction(1),
+                   dimension: int = 1) -> Callable[[arb], arb]:
+        """``t -> profile_ball(t, arb_of(epsilon), sensitivity)``, the same ball bit for bit.
+
+        It performs the generated evaluator's Arb operations (``arb_gaussian.privacy_profile``:
+        the same operations on the same balls, so the same midpoints and radii), with what does
+        not depend on ``t`` computed once per working precision: the balls of ``epsilon`` and
+        ``Delta``, ``exp(epsilon)`` and ``sqrt 2``. ``tests/test_gaussian_fast_path.py`` checks the
+        equality. Closures are kept per exact ``(epsilon, Delta)`` (at most 256)."""
+        return _profile_closure(epsilon.numerator, epsilon.denominator, sensitivity.numerator,
+                                sensitivity.denominator)
+
+    @classmethod
     def independent_profile_ball(cls, value: arb, epsilon: arb, sensitivity: Fraction = Fraction(1),
                                  dimension: int = 1) -> arb:
         """Same profile by certified quadrature of the hockey-stick integral (no erfc): used by `verify`."""
@@ -110,9 +157,19 @@ class Gaussian(Mechanism):
         sens = float(sensitivity)
         if not (epsilon > 0 and math.isfinite(epsilon) and sens > 0 and math.isfinite(sens)):
             return None
+        log_ndtr = _LOG_NDTR[0] if _LOG_NDTR else _load_scipy()[0]
+        exp, log1p, inf = math.exp, math.log1p, math.inf
 
         def gap(log_sigma: float) -> float:
-            return gaussian_log_delta_float(math.exp(log_sigma), epsilon, sens) - log_delta
+            # gaussian_log_delta_float(exp(log_sigma), epsilon, sens) - log_delta, inlined (the same
+            # float operations in the same order: the same root bit for bit)
+            sigma = exp(log_sigma)
+            a = sens / (2.0 * sigma)
+            b = epsilon * sigma / sens
+            la = log_ndtr(a - b)
+            lb = log_ndtr(-a - b)
+            g = epsilon + lb - la
+            return (-inf if g >= 0.0 else la + log1p(-exp(g))) - log_delta
 
         classic = math.log(sens) + 0.5 * math.log(2.0 * (math.log(1.25) - log_delta)) - math.log(epsilon)
         lo, hi = classic - 2.0, classic + 0.5

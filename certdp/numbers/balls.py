@@ -8,6 +8,7 @@ with integer arithmetic, rounded outward.
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from fractions import Fraction
 
@@ -225,13 +226,49 @@ def round_dyadic_digits(mantissa: int, exponent: int, digits: int, direction: st
     if mantissa == 0:
         return 0, 0
     negative = mantissa < 0
-    a = -mantissa if negative else mantissa
-    if exponent >= 0:
-        a, den = a << exponent, 1
-    else:
-        den = 1 << -exponent
-    n, shift = _round_positive(a, den, digits, (direction == "up") != negative)
+    n, shift = _round_dyadic_positive(-mantissa if negative else mantissa, exponent, digits,
+                                      (direction == "up") != negative)
     return (-n if negative else n), shift
+
+
+_LOG10_2 = 0.30102999566398120
+
+
+def _round_dyadic_positive(a: int, k: int, digits: int, away: bool) -> tuple[int, int]:
+    """:func:`_round_positive` of the dyadic ``a * 2^k`` (``a > 0``): the same ``(n, shift)``, with
+    shifts and masks instead of a division by ``2^-k``, and the decimal exponent estimated from
+    the leading 53 bits (a float *guess* of ``floor(log10)``; the digit count of ``n`` corrects it,
+    exactly as in :func:`_round_positive`)."""
+    if digits < 1:
+        raise ValueError("digits must be >= 1")
+    bits = a.bit_length()
+    drop = bits - 53 if bits > 53 else 0
+    e = math.floor(math.log10(a >> drop) + (drop + k) * _LOG10_2)
+    low, high = _pow10(digits - 1), _pow10(digits)
+    while True:
+        shift = digits - 1 - e
+        if shift >= 0:
+            x = a * _pow10(shift)
+            if k >= 0:
+                n, remainder = x << k, 0
+            else:
+                n, remainder = x >> -k, x & ((1 << -k) - 1)
+        elif k >= 0:
+            n, remainder = divmod(a << k, _pow10(-shift))
+        else:
+            n, remainder = divmod(a, _pow10(-shift) << -k)
+        if n >= high:
+            e += 1
+        elif n < low:
+            e -= 1
+        else:
+            break
+    if away and remainder:
+        n += 1
+        if n == high:  # 9.99.. rounded up to 10.0..: keep `digits` significant digits
+            n //= 10
+            shift -= 1
+    return n, shift
 
 
 def dyadic_endpoints(x: arb) -> tuple[tuple[int, int], tuple[int, int]]:

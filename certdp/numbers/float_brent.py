@@ -25,16 +25,10 @@ def brent_root(f: Callable[[float], float], xa: float, xb: float, *, xtol: float
     ``f(xa)``, ``f(xb)``).  Raises ``ValueError`` when ``f`` returns NaN or the signs agree and
     ``RuntimeError`` when ``maxiter`` iterations do not converge (as ``brentq`` does).
     """
-    def value(x: float) -> float:
-        fx = f(x)
-        if math.isnan(fx):
-            raise ValueError("The function value at x=%f is NaN; solver cannot continue." % x)
-        return fx
-
     xpre, xcur = xa, xb
     xblk = fblk = spre = scur = 0.0
-    fpre = value(xpre) if fa is None else fa
-    fcur = value(xcur) if fb is None else fb
+    fpre = _checked(f, xpre) if fa is None else fa
+    fcur = _checked(f, xcur) if fb is None else fb
     if fpre == 0:
         return xpre
     if fcur == 0:
@@ -75,5 +69,18 @@ def brent_root(f: Callable[[float], float], xa: float, xb: float, *, xtol: float
             xcur += scur
         else:
             xcur += delta if sbis > 0 else -delta
-        fcur = value(xcur)
+        fcur = f(xcur)
+        if fcur != fcur:  # NaN (the check of brentq's wrapper, inlined: this loop is the candidate's cost)
+            _nan(xcur)
     raise RuntimeError(f"Failed to converge after {maxiter} iterations, value is {xcur}")
+
+
+def _checked(f: Callable[[float], float], x: float) -> float:
+    fx = f(x)
+    if math.isnan(fx):
+        _nan(x)
+    return fx
+
+
+def _nan(x: float) -> None:
+    raise ValueError("The function value at x=%f is NaN; solver cannot continue." % x)

@@ -57,11 +57,15 @@ def profile_closure(mechanism: type[Mechanism], epsilon: Fraction, fixed: dict[s
     """``t -> enclosure of delta(epsilon)`` at parameter ball ``t`` (current working precision).
 
     With ``independent=True`` and a mechanism that offers ``independent_profile_ball``
-    (a second, formula-independent evaluation), that one is used.
+    (a second, formula-independent evaluation), that one is used. Otherwise a mechanism may offer
+    ``profile_at(epsilon, **fixed)``, a closure returning the same balls as ``profile_ball`` with
+    its ``t``-independent constants computed once (the analytic Gaussian does).
     """
     evaluate = mechanism.profile_ball
     if independent and hasattr(mechanism, "independent_profile_ball"):
         evaluate = mechanism.independent_profile_ball
+    elif hasattr(mechanism, "profile_at"):  # a mechanism's own closure: the same balls, constants computed once
+        return mechanism.profile_at(epsilon, **fixed)
 
     epsilon_balls: dict[int, arb] = {}  # arb_of(epsilon) at each working precision (a ball is immutable)
 
