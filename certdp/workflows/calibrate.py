@@ -22,7 +22,7 @@ from certdp.numbers import (
     parse_probability,
     round_decimal,
 )
-from certdp.workflows.common import float_or_none, log_of_fraction, profile_closure, resolve_fixed
+from certdp.workflows.common import float_or_none, log_of_fraction, profile_closure, resolve_fixed, typed_key
 from certdp.workflows.methods import METHODS, get_method, methods_of
 
 __all__ = ["calibrate", "DEFAULT_RTOL", "METHOD_ALIASES"]
@@ -64,6 +64,12 @@ def calibrate(mechanism: str, *, epsilon: object, delta: object, rtol: object = 
     :mod:`certdp.workflows.compose`; gaussian, laplace, subsampled-gaussian, spherical-gaussian,
     l2-laplace, and sgg / r1smg with claim ``endpoints``).
     """
+    key = None
+    if compositions is None:
+        key = typed_key(mechanism, {"epsilon": epsilon, "delta": delta, "rtol": rtol, "method": method, **fixed})
+        prepared = _PREPARED.get(key) if key is not None else None
+        if prepared is not None:  # these very inputs were parsed and checked before
+            return _run_bracket(prepared, Stopwatch())
     if compositions is not None or mechanism == "subsampled-gaussian":
         from certdp.workflows.compose import calibrate_composed
 
@@ -75,7 +81,7 @@ def calibrate(mechanism: str, *, epsilon: object, delta: object, rtol: object = 
     params = resolve_fixed(cls, fixed)
     chosen = _method_for(cls, method, params)
     if chosen == "certified-bracket":
-        return _bracket_calibration(cls, epsilon, delta, DEFAULT_RTOL if rtol is None else rtol, params)
+        return _bracket_calibration(cls, epsilon, delta, DEFAULT_RTOL if rtol is None else rtol, params, key)
     options = {} if rtol is None else {"rtol": rtol}
     if chosen == "product-loss-engine":
         from certdp.workflows.ggm_vector import calibrate_vector
@@ -92,8 +98,41 @@ def calibrate(mechanism: str, *, epsilon: object, delta: object, rtol: object = 
     raise InputError("method", f"{chosen} has no calibration routine")  # pragma: no cover - registry bug
 
 
+class _PreparedBracket:
+    """The parsed, checked inputs of one certified-bracket calibration and what follows from them
+    alone (exact conversions and the certificate's fixed strings), kept per typed input by
+    :func:`calibrate`: a repeated calibration redoes the float candidate, the Arb evaluations and
+    the certificate, not the parsing. Nothing computed from the profile is kept."""
+
+    __slots__ = ("cls", "eps", "delta", "tol", "params", "eps_float", "log_delta", "profile", "cheap",
+                 "exact_candidate", "claim", "lemma", "method", "texts", "parameter_texts")
+
+    def __init__(self, cls: Any, eps: Fraction, delta: Fraction, tol: Fraction, params: dict[str, Any]):
+        method = METHODS["certified-bracket"]
+        self.cls, self.eps, self.delta, self.tol, self.params = cls, eps, delta, tol, params
+        self.eps_float = float_or_none(eps)
+        self.log_delta = log_of_fraction(delta)
+        self.profile = profile_closure(cls, eps, params)
+        self.cheap = bool(getattr(cls, "cheap_profile", False))
+        self.exact_candidate = getattr(cls, "exact_candidate", None)
+        self.claim, self.lemma, self.method = method.claim(cls), method.lemma(cls), method.name
+        # the certificate's input and parameter strings (Certificate reads strings as given)
+        self.texts = (exact_str(eps), exact_str(delta), exact_str(tol))
+        parameter_string = _parameter_string()
+        self.parameter_texts = {k: parameter_string(v) for k, v in params.items() if v is not None}
+
+
+def _parameter_string():
+    from certdp.mechanisms.base import parameter_string
+
+    return parameter_string
+
+
+_PREPARED: dict[tuple, _PreparedBracket] = {}
+
+
 def _bracket_calibration(cls: Any, epsilon: object, delta: object, rtol: object,
-                         params: dict[str, Any]) -> Certificate:
+                         params: dict[str, Any], key: tuple | None = None) -> Certificate:
     clock = Stopwatch()
     eps = parse_positive(epsilon, "epsilon")
     tol = parse_positive(rtol, "rtol")
@@ -103,29 +142,38 @@ def _bracket_calibration(cls: Any, epsilon: object, delta: object, rtol: object,
     if delta_q.numerator == 0 and hasattr(cls, "pure_dp_scale"):
         return _pure_dp(cls, eps, params, clock)
     delta_q = parse_probability(delta, "delta")
+    prepared = _PreparedBracket(cls, eps, delta_q, tol, params)
+    if key is not None and all(type(v) in _IMMUTABLE for v in params.values()):
+        if len(_PREPARED) >= 1024:
+            _PREPARED.clear()
+        _PREPARED[key] = prepared
+    return _run_bracket(prepared, clock)
 
+
+_IMMUTABLE = (Fraction, int, float, str, bool, tuple, type(None))
+
+
+def _run_bracket(p: _PreparedBracket, clock: Stopwatch) -> Certificate:
+    """The float candidate, the certified bracket and the certificate of a prepared calibration."""
+    cls = p.cls
     candidate: object = None
-    exact_candidate = getattr(cls, "exact_candidate", None)
-    if exact_candidate is not None:
-        candidate = exact_candidate(delta_q, **params)
-    else:
-        eps_float = float_or_none(eps)
-        if eps_float is not None:
-            try:
-                candidate = cls.float_candidate(eps_float, log_of_fraction(delta_q), **params)
-            except (ArithmeticError, ValueError):
-                candidate = None
+    if p.exact_candidate is not None:
+        candidate = p.exact_candidate(p.delta, **p.params)
+    elif p.eps_float is not None:
+        try:
+            candidate = cls.float_candidate(p.eps_float, p.log_delta, **p.params)
+        except (ArithmeticError, ValueError):
+            candidate = None
     bracket = certified_monotone_bracket(
-        profile_closure(cls, eps, params), delta_q,
-        increasing=cls.profile_increasing, candidate=candidate, rtol=tol,
-        first_steps_at_first_rung=getattr(cls, "cheap_profile", False),
+        p.profile, p.delta, increasing=cls.profile_increasing, candidate=candidate, rtol=p.tol,
+        first_steps_at_first_rung=p.cheap,
     )
-    method = METHODS["certified-bracket"]
+    eps_text, delta_text, tol_text = p.texts
     return Certificate.for_calibration(
-        claim=method.claim(cls), mechanism=cls.name, parameter=cls.parameter, parameters=params,
-        epsilon=eps, delta=delta_q, rtol=tol, interval=(bracket.lo, bracket.hi),
+        claim=p.claim, mechanism=cls.name, parameter=cls.parameter, parameters=p.parameter_texts,
+        epsilon=eps_text, delta=delta_text, rtol=tol_text, interval=(bracket.lo, bracket.hi),
         safe_side="lower" if cls.profile_increasing else "upper",
-        method=method.name, lemma=method.lemma(cls), delta_enclosure=bracket.delta_at_safe,
+        method=p.method, lemma=p.lemma, delta_enclosure=bracket.delta_at_safe,
         precision_bits=bracket.precision_bits, timing_seconds=clock.elapsed(),
         extra={
             "evaluations": bracket.evaluations,
