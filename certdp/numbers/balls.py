@@ -149,7 +149,13 @@ def _round_positive(a: int, den: int, digits: int, away: bool) -> tuple[int, int
     """
     if digits < 1:
         raise ValueError("digits must be >= 1")
-    e = int((a.bit_length() - den.bit_length()) * 0.30102999566398120)
+    try:  # a float guess of floor(log10(a/den)) (one pass of the loop below when right)
+        ratio = a / den
+        e = math.floor(math.log10(ratio)) if 0.0 < ratio < math.inf else None
+    except OverflowError:
+        e = None
+    if e is None:
+        e = int((a.bit_length() - den.bit_length()) * 0.30102999566398120)
     low, high = _pow10(digits - 1), _pow10(digits)
     while True:
         shift = digits - 1 - e
@@ -244,11 +250,12 @@ def _round_dyadic_positive(a: int, k: int, digits: int, away: bool) -> tuple[int
     bits = a.bit_length()
     drop = bits - 53 if bits > 53 else 0
     e = math.floor(math.log10(a >> drop) + (drop + k) * _LOG10_2)
-    low, high = _pow10(digits - 1), _pow10(digits)
+    pow10 = _POW10
+    low, high = (pow10[digits - 1], pow10[digits]) if digits < 400 else (10 ** (digits - 1), 10**digits)
     while True:
         shift = digits - 1 - e
         if shift >= 0:
-            x = a * _pow10(shift)
+            x = a * (pow10[shift] if shift < 400 else 10**shift)
             if k >= 0:
                 n, remainder = x << k, 0
             else:

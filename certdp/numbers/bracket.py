@@ -194,9 +194,19 @@ def certified_monotone_bracket(
         rtol = Fraction(rtol) if not isinstance(rtol, float) else Fraction(repr(rtol))
     if not 0 < rtol.numerator < rtol.denominator:
         raise ValueError("rtol must lie in (0, 1)")
-    search = _Search(profile, delta if type(delta) is Fraction else Fraction(delta), increasing, ladder)
+    if type(delta) is not Fraction:
+        delta = Fraction(delta)
     safe_dir = -1 if increasing else 1  # direction of t in which delta decreases
     digits, sides = _walk_for(rtol.numerator, rtol.denominator, safe_dir)
+    decided_first: dict[tuple[int, int], tuple[Decision, Enclosure]] = {}
+    if first_steps_at_first_rung:
+        ratio = _candidate_ratio(candidate)
+        if ratio is not None:
+            quick = _first_steps_at_first_rung(profile, delta, ratio, sides, digits, ladder[0], rtol)
+            if isinstance(quick, Bracket):
+                return quick
+            decided_first = quick
+    search = _Search(profile, delta, increasing, ladder)
     safe_pt: tuple[Fraction, Enclosure] | None = None
     unsafe_pt: tuple[Fraction, Enclosure] | None = None
 
@@ -212,12 +222,6 @@ def certified_monotone_bracket(
     # probed points by (numerator, denominator): hashing a Fraction costs a modular inverse
     seen: dict[tuple[int, int], tuple[Fraction, Decision, Enclosure | None]] = {}
     center = _as_fraction(candidate)
-    decided_first: dict[tuple[int, int], tuple[Decision, Enclosure]] = {}
-    if first_steps_at_first_rung and center is not None and center.numerator > 0:
-        quick = _first_steps_at_first_rung(profile, search.delta, center, sides, digits, ladder[0], rtol)
-        if isinstance(quick, Bracket):
-            return quick
-        decided_first = quick
 
     def probe_point(point: Fraction) -> Decision:
         if point.numerator <= 0:
@@ -364,18 +368,36 @@ def certified_monotone_bracket(
     )
 
 
-def _first_steps_at_first_rung(profile: Profile, delta: Fraction, center: Fraction, sides: tuple, digits: int,
+def _candidate_ratio(candidate: float | Fraction | Decimal | None) -> tuple[int, int] | None:
+    """``(numerator, denominator)``, both positive and not necessarily reduced, of the exact
+    rational :func:`_as_fraction` makes of ``candidate`` (a float through its shortest repr), or
+    None when there is no positive candidate."""
+    if type(candidate) is float:
+        if not (candidate > 0 and candidate < float("inf")):
+            return None
+        mantissa, _, exponent = repr(candidate).partition("e")
+        whole, _, decimals = mantissa.partition(".")
+        n = int(whole + decimals)
+        e = (int(exponent) if exponent else 0) - len(decimals)
+        return (n * _pow10(e), 1) if e >= 0 else (n, _pow10(-e))
+    center = _as_fraction(candidate)
+    if center is None or center.numerator <= 0:
+        return None
+    return center.numerator, center.denominator
+
+
+def _first_steps_at_first_rung(profile: Profile, delta: Fraction, center: tuple[int, int], sides: tuple, digits: int,
                                bits: int, rtol: Fraction) -> "Bracket | dict[tuple[int, int], tuple[Decision, Enclosure]]":
     """The walk's first point on the safe side, then (if that one is private) on the other side,
     each decided at ``bits`` exactly as :func:`classify_point` decides at its first rung: the same
     point (``center`` times the first factor, rounded outward to ``digits`` digits), the same ball
     of it, the same comparison with the same ball of ``delta``, the same :class:`Enclosure`.
 
-    Returns the :class:`Bracket` when the safe point is proven private, the other proven not and
+    ``center`` is the candidate as ``(numerator, denominator)``. Returns the :class:`Bracket` when the safe point is proven private, the other proven not and
     the two are within ``rtol`` -- what the general search returns after these two probes --, else
     the decided points keyed by ``(numerator, denominator)``.
     """
-    num, den = center.numerator, center.denominator
+    num, den = center
     tn, td = delta.numerator, delta.denominator
     found: list[tuple[int, int, int, int, Decision, Enclosure]] = []
     saved = ctx.prec
@@ -415,12 +437,14 @@ def _first_steps_at_first_rung(profile: Profile, delta: Fraction, center: Fracti
         gap = abs(spn * upd - upn * spd)
         if gap * rtol.denominator <= rtol.numerator * spn * upd:
             low_pair, high_pair = ((un, us), (sn, ss)) if upn * spd < spn * upd else ((sn, ss), (un, us))
-            return Bracket(
+            bracket = object.__new__(Bracket)  # Bracket(...) without the frozen dataclass's per-field setattr
+            bracket.__dict__.update(
                 lo=Decimal(decimal_text(low_pair[0], -low_pair[1])),
                 hi=Decimal(decimal_text(high_pair[0], -high_pair[1])),
                 increasing=sides[0][0] < 0, delta_at_safe=safe_enc, delta_at_unsafe=unsafe_enc,
-                precision_bits=bits, evaluations=2,
+                precision_bits=bits, evaluations=2, notes=(),
             )
+            return bracket
     out = {}
     for _, _, pn, pd, decision, enc in found:
         q = Fraction(pn, pd)

@@ -26,9 +26,30 @@ class Enclosure:
 
     @classmethod
     def from_arb(cls, x: arb, precision_bits: int = 0, digits: int = 20) -> "Enclosure":
-        (lo_m, lo_e), (hi_m, hi_e) = dyadic_endpoints(x)
-        return cls._of_digits(round_dyadic_digits(lo_m, lo_e, digits, "down"),
-                              round_dyadic_digits(hi_m, hi_e, digits, "up"), precision_bits)
+        """``[mid - rad, mid + rad]`` of the finite ball ``x``, each end exact (dyadic) before its
+        outward rounding to ``digits`` digits (:func:`~certdp.numbers.balls.dyadic_endpoints`,
+        inlined: this runs twice per calibration)."""
+        if not x.is_finite():
+            raise ValueError("ball is not finite")
+        m, e = x.mid().man_exp()
+        r, f = x.rad().man_exp()
+        m, e, r = int(m), int(e), int(r)
+        if r == 0:
+            lo_m, lo_e, hi_m, hi_e = m, e, m, e
+        elif m == 0:
+            f = int(f)
+            lo_m, lo_e, hi_m, hi_e = -r, f, r, f
+        else:
+            f = int(f)
+            g = e if e < f else f
+            m <<= e - g
+            r <<= f - g
+            lo_m, lo_e, hi_m, hi_e = m - r, g, m + r, g
+        enc = object.__new__(cls)  # _of_digits, inlined
+        enc.__dict__["precision_bits"] = precision_bits
+        enc.__dict__["_digits"] = (round_dyadic_digits(lo_m, lo_e, digits, "down"),
+                                   round_dyadic_digits(hi_m, hi_e, digits, "up"))
+        return enc
 
     @classmethod
     def from_bounds(cls, low: arb, high: arb, precision_bits: int = 0, digits: int = 20) -> "Enclosure":
