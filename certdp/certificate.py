@@ -37,7 +37,7 @@ import json
 import platform
 import re
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime, timezone
 from decimal import Decimal
 from fractions import Fraction
@@ -135,8 +135,19 @@ def _display_value(q: Fraction | Decimal) -> Decimal | Fraction:
 
 
 def _canonical_decimal(x: Any) -> Decimal:
-    """``Decimal(exact_str(x))`` for a terminating decimal ``x`` (a Decimal needs no Fraction)."""
+    """``Decimal(exact_str(x))`` for a terminating decimal ``x`` (a Decimal needs no Fraction; a
+    finite Decimal is looked up by its text, which determines it)."""
+    if type(x) is Decimal and x.is_finite():
+        text = str(x)
+        if len(text) <= 600:
+            return _canonical_decimal_of_text(text)
     return Decimal(_exact(x if type(x) is Decimal else Fraction(x)))
+
+
+@lru_cache(maxsize=4096)
+def _canonical_decimal_of_text(text: str) -> Decimal:
+    """``Decimal(exact_str(Decimal(text)))`` (a Decimal is immutable: the cached one can be shared)."""
+    return Decimal(_exact(Decimal(text)))
 
 
 _STAMP: list[tuple[int, str]] = [(-1, "")]
@@ -207,16 +218,25 @@ class Certificate:
                inputs: Mapping[str, Any], method: str, lemma: str, extra: Mapping[str, Any] | None,
                timing_seconds: float, **content: Any) -> "Certificate":
         parameter_string = _parameter_string()
-        cert = cls(
+        if not _CONTENT_FIELDS.issuperset(content):  # what cls(**...) would refuse
+            raise TypeError(f"unknown certificate fields: {sorted(set(content) - _CONTENT_FIELDS)}")
+        # The instance cls(...) would make -- every field, its default where not given -- written
+        # into __dict__ at once (the dataclass __init__ assigns 23 fields one by one); without
+        # `guarantee` and `digest`: the lazy seal computes them by __getattr__ on first access.
+        cert = object.__new__(cls)
+        state = cert.__dict__
+        state.update(_PLAIN_DEFAULTS)
+        state.update(
             kind=kind, claim=claim, mechanism=mechanism,
-            parameters={k: parameter_string(v) for k, v in parameters.items() if v is not None},
+            parameters={k: v if type(v) is str else parameter_string(v) for k, v in parameters.items() if v is not None},
             inputs={k: v if isinstance(v, str) else _exact(v) for k, v in inputs.items() if v is not None},
             method=method, lemma=lemma,
             extra={k: v for k, v in (extra or {}).items() if v is not None},
-            timing_seconds=timing_seconds, **content,
+            timing_seconds=timing_seconds, versions=package_versions(), created=_utc_now(),
         )
-        # lazy seal: `guarantee` and `digest` are computed by __getattr__ on first access
-        del cert.__dict__["guarantee"], cert.__dict__["digest"]
+        state.update(content)
+        state.pop("guarantee", None)
+        state.pop("digest", None)
         return cert
 
     def __getattr__(self, name: str) -> Any:
@@ -470,6 +490,12 @@ class Certificate:
 def _field_names() -> tuple[str, ...]:
     return tuple(f.name for f in fields(Certificate))
 
+
+#: Field defaults that are plain values (no factory), for :meth:`Certificate._build`.
+_PLAIN_DEFAULTS = {f.name: f.default for f in fields(Certificate) if f.default is not MISSING}
+#: The fields :meth:`Certificate._build` may receive as ``**content``.
+_CONTENT_FIELDS = frozenset(_field_names()) - {"kind", "claim", "mechanism", "parameters", "inputs", "method",
+                                                "lemma", "extra", "timing_seconds"}
 
 # The lazily sealed fields are looked up through __getattr__: no class attribute may shadow them
 # (the dataclass left their defaults there; __init__ keeps its own copy of the defaults).
