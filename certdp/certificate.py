@@ -256,9 +256,16 @@ class Certificate:
                         method: str, lemma: str, delta_enclosure: Any = None,
                         condition: Mapping[str, str] | None = None, rtol: Fraction | None = None,
                         inputs: Mapping[str, Any] | None = None, precision_bits: int = 0,
-                        timing_seconds: float = 0.0, extra: Mapping[str, Any] | None = None) -> "Certificate":
-        """A calibration certificate; ``value`` is the ``safe_side`` end of ``interval``."""
-        lo, hi = (_canonical_decimal(x) for x in interval)
+                        timing_seconds: float = 0.0, extra: Mapping[str, Any] | None = None,
+                        interval_is_canonical: bool = False) -> "Certificate":
+        """A calibration certificate; ``value`` is the ``safe_side`` end of ``interval``.
+
+        ``interval_is_canonical``: the ends are already ``Decimal(exact_str(end))`` (the ends of a
+        :class:`~certdp.numbers.Bracket` are), so they are taken as given -- the same Decimals."""
+        if interval_is_canonical and type(interval[0]) is Decimal and type(interval[1]) is Decimal:
+            lo, hi = interval
+        else:
+            lo, hi = (_canonical_decimal(x) for x in interval)
         return cls._build(
             kind="calibration", claim=claim, mechanism=mechanism, parameters=parameters,
             inputs={"epsilon": epsilon, "delta": delta, "rtol": rtol, **(inputs or {})},

@@ -90,6 +90,8 @@ def test_profile_closure_contains_mpmath_delta():
 
 # ------------------------------------------------------------------ the bracket shortcut
 def _bracket_fields(b) -> tuple:
+    for end in (b.lo, b.hi):  # canonical ends (Certificate.for_calibration takes them as given)
+        assert type(end) is Decimal and str(Decimal(exact_str(Fraction(end)))) == str(end)
     return (b.lo, b.hi, b.increasing, b.delta_at_safe.strings(), b.delta_at_unsafe.strings(),
             b.delta_at_safe.lower, b.delta_at_unsafe.upper, b.delta_at_safe.precision_bits,
             b.precision_bits, b.evaluations, b.notes)

@@ -56,6 +56,7 @@ Profile = Callable[[arb], "arb | tuple[arb, arb] | tuple[arb, arb, bool]"]
 class Bracket:
     """A certified bracket ``lo < hi`` around the calibration boundary.
 
+    ``lo`` and ``hi`` are canonical decimals: ``Decimal(exact_str(end))`` of the exact end.
     ``safe`` is the end proven private; ``delta_at_safe`` / ``delta_at_unsafe``
     are the certified enclosures of the profile at the two ends.
     ``relative_width = (hi - lo) / safe``; ``notes`` records anything a user

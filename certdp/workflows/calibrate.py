@@ -180,6 +180,7 @@ def _run_bracket(p: _PreparedBracket, clock: Stopwatch) -> Certificate:
             "delta_enclosure_at_unsafe_end": bracket.delta_at_unsafe.strings(),
             **({"notes": list(bracket.notes)} if bracket.notes else {}),
         },
+        interval_is_canonical=True,
     )
 
 
