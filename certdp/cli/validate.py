@@ -309,12 +309,53 @@ def _spinner(enabled: bool, label: str) -> Iterator[None]:
         status.stop()
 
 
-def _undecided(reason: str, as_json: bool, command: str, enclosure: Any = None) -> None:
+def _undecided(reason: str, as_json: bool, command: str, enclosure: Any = None,
+               extra: dict | None = None) -> None:
     if as_json:
         click.echo(json.dumps({"verdict": "UNDECIDED", "reason": reason, "command": command,
-                               "delta_enclosure": list(enclosure) if enclosure else None}, indent=2))
+                               "delta_enclosure": list(enclosure) if enclosure else None, **(extra or {})},
+                              indent=2))
     click.echo(f"UNDECIDED: {reason}", err=True)
     sys.exit(3)
+
+
+@contextmanager
+def _bracket_record(path: str, reached: dict) -> Iterator[None]:
+    """For ``calibrate`` commands: keep the calibration bracket's certified points in ``reached``."""
+    if path.split()[0] != "calibrate":
+        yield
+        return
+    from certdp.numbers.bracket import bracket_reached
+
+    with bracket_reached(reached):
+        yield
+
+
+def _reached_points(reached: dict) -> tuple[str, dict] | None:
+    """The certified points of an interrupted calibration bracket, as text and as JSON data.
+
+    Each point is a proven statement on its own: delta at that exact parameter lies in the printed
+    enclosure (so a *safe* point is a certified-private parameter, just not the tight one)."""
+    from certdp.numbers import exact_str
+
+    if not reached.get("safe") and not reached.get("unsafe"):
+        return None
+    parts, data = [], {}
+    name = reached.get("parameter", "parameter")
+    for key, word in (("safe", "private"), ("unsafe", "NOT private")):
+        point = reached.get(key)
+        if point is None:
+            continue
+        t, enc = point
+        bounds = enc.strings() if enc is not None else None
+        where = f", delta in [{bounds[0]}, {bounds[1]}]" if bounds else ""
+        parts.append(f"{name} = {exact_str(t)} is {word}{where}")
+        data[key] = {name: exact_str(t), "delta_enclosure": bounds}
+    if reached.get("safe") and reached.get("unsafe"):
+        lo, hi = sorted((reached["safe"][0], reached["unsafe"][0]))
+        data["relative_width"] = f"{float((hi - lo) / reached['safe'][0]):.3g}"
+        parts.append(f"bracket relative width {data['relative_width']}")
+    return "; ".join(parts), data
 
 
 def _wrap(command: click.Command, path: str) -> None:
@@ -330,10 +371,18 @@ def _wrap(command: click.Command, path: str) -> None:
         check_command(path, kwargs)
         spin = (not as_json and sys.stderr.isatty()
                 and not any(word in path.split() for word in _OWN_PROGRESS))
+        reached: dict = {}
         try:
-            with _quiet_numerics(), _deadline(seconds), _spinner(spin, f"certdp {path}"):
+            with _quiet_numerics(), _deadline(seconds), _spinner(spin, f"certdp {path}"), \
+                    _bracket_record(path, reached):
                 return original(*args, **kwargs)
         except BudgetExceeded:
+            partial = _reached_points(reached)
+            if partial is not None:
+                text, data = partial
+                _undecided(f"the budget of {seconds:g} s was exceeded before the requested width; certified "
+                           f"so far: {text} (raise --budget for the calibrated value)", as_json, path,
+                           extra={"reached": data})
             _undecided(f"the budget of {seconds:g} s was exceeded before a certified answer (no answer is "
                        "claimed; raise --budget)", as_json, path)
         except UndecidedError as exc:

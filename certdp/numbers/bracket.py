@@ -27,6 +27,8 @@ from ``t = 1`` finds a bracket, then bisection in log space narrows it.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -41,7 +43,33 @@ from certdp.numbers.enclosure import Enclosure
 from certdp.numbers.exact import UndecidedError, exact_str, fraction_of_float_repr
 from certdp.numbers.precision import PRECISION_LADDER, decide_on_ladder, working_precision
 
-__all__ = ["Bracket", "certified_monotone_bracket", "classify_point"]
+__all__ = ["Bracket", "certified_monotone_bracket", "classify_point", "bracket_reached",
+           "name_reached_parameter"]
+
+_REACHED: ContextVar = ContextVar("certdp_bracket_reached", default=None)
+
+
+@contextmanager
+def bracket_reached(record: dict):
+    """Within the block, every :func:`certified_monotone_bracket` keeps ``record`` up to date with the
+    best points it has *certified* so far: ``record["safe"] = (t, enclosure)`` (proven
+    ``delta(t) <= delta``), ``record["unsafe"] = (t, enclosure)`` (proven ``delta(t) > delta``), and
+    ``record["increasing"]``.  Each entry is a statement about that one exact point, valid on its own
+    (no monotonicity needed), so a caller interrupted by a budget can still report it; the CLI does.
+    With nested brackets (an outer search whose profile runs inner calibrations) only the outermost
+    one writes: inner brackets answer a different question."""
+    token = _REACHED.set(record)
+    try:
+        yield
+    finally:
+        _REACHED.reset(token)
+
+
+def name_reached_parameter(name: str) -> None:
+    """Tell an active :func:`bracket_reached` record what the bracketed parameter is called."""
+    record = _REACHED.get()
+    if record is not None:
+        record["parameter"] = name
 
 #: ``t -> enclosure of delta(t)``: one ball, or a pair ``(lower, upper)`` of balls meaning
 #: ``lower.lower() <= delta(t) <= upper.upper()``. The pair form keeps a lower end that is exact
@@ -186,6 +214,22 @@ def certified_monotone_bracket(
     if not 0 < rtol.numerator < rtol.denominator:
         raise ValueError("rtol must lie in (0, 1)")
     search = _Search(profile, delta if type(delta) is Fraction else Fraction(delta), increasing, ladder)
+    reached = _REACHED.get()
+    if reached is not None:
+        reached.pop("safe", None)
+        reached.pop("unsafe", None)
+        reached["increasing"] = increasing
+        token = _REACHED.set(None)  # inner brackets (inside the profile) must not overwrite it
+        try:
+            return _narrowed_bracket(search, delta, increasing, candidate, rtol, ladder, max_doublings, reached)
+        finally:
+            _REACHED.reset(token)
+    return _narrowed_bracket(search, delta, increasing, candidate, rtol, ladder, max_doublings, None)
+
+
+def _narrowed_bracket(search: "_Search", delta: Fraction, increasing: bool, candidate, rtol: Fraction,
+                      ladder: tuple[int, ...], max_doublings: int, reached: dict | None) -> Bracket:
+    """The walk and the narrowing of :func:`certified_monotone_bracket` (``reached``: its record)."""
     safe_dir = -1 if increasing else 1  # direction of t in which delta decreases
     digits, sides = _walk_for(rtol.numerator, rtol.denominator, safe_dir)
     safe_pt: tuple[Fraction, Enclosure] | None = None
@@ -196,9 +240,13 @@ def certified_monotone_bracket(
         if decision is Decision.YES:
             if safe_pt is None or (t - safe_pt[0]) * safe_dir < 0:
                 safe_pt = (t, enc)  # type: ignore[assignment]
+                if reached is not None:
+                    reached["safe"] = safe_pt
         elif decision is Decision.NO:
             if unsafe_pt is None or (t - unsafe_pt[0]) * safe_dir > 0:
                 unsafe_pt = (t, enc)  # type: ignore[assignment]
+                if reached is not None:
+                    reached["unsafe"] = unsafe_pt
 
     seen: dict[Fraction, tuple[Decision, Enclosure | None]] = {}
 

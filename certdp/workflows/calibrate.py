@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from certdp.certificate import Certificate, Stopwatch
+from certdp.numbers.bracket import name_reached_parameter
 from certdp.mechanisms import get_mechanism
 from certdp.numbers import (
     InputError,
@@ -115,6 +116,7 @@ def _bracket_calibration(cls: Any, epsilon: object, delta: object, rtol: object,
                 candidate = cls.float_candidate(eps_float, log_of_fraction(delta_q), **params)
             except (ArithmeticError, ValueError):
                 candidate = None
+    name_reached_parameter(cls.parameter)
     bracket = certified_monotone_bracket(
         profile_closure(cls, eps, params), delta_q,
         increasing=cls.profile_increasing, candidate=candidate, rtol=tol,
