@@ -244,7 +244,7 @@ _OWN_PROGRESS = ("shape", "optimize", "table", "crosscheck", "sgg", "spherical-g
 
 
 @contextmanager
-def _deadline(seconds: float) -> Iterator[None]:
+def _deadline(seconds: float, reached: dict | None = None) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
@@ -257,8 +257,10 @@ def _deadline(seconds: float) -> Iterator[None]:
     watchdog = None
     if HARD_STOP["enabled"]:
         def _hard_stop() -> None:
+            partial = _reached_points(reached) if reached else None
+            so_far = f"; certified so far: {partial[0]}" if partial else ""
             sys.stderr.write(f"UNDECIDED: the budget of {seconds:g} s was exceeded (hard stop inside a "
-                             "long numerical call; no answer is claimed)\n")
+                             f"long numerical call; no answer is claimed{so_far})\n")
             sys.stderr.flush()
             os._exit(3)
 
@@ -373,7 +375,7 @@ def _wrap(command: click.Command, path: str) -> None:
                 and not any(word in path.split() for word in _OWN_PROGRESS))
         reached: dict = {}
         try:
-            with _quiet_numerics(), _deadline(seconds), _spinner(spin, f"certdp {path}"), \
+            with _quiet_numerics(), _deadline(seconds, reached), _spinner(spin, f"certdp {path}"), \
                     _bracket_record(path, reached):
                 return original(*args, **kwargs)
         except BudgetExceeded:
