@@ -89,3 +89,64 @@ def test_inner_brackets_do_not_overwrite_the_record():
     unsafe_t, _ = record["unsafe"]
     assert safe_t == Fraction(bracket.hi) and unsafe_t == Fraction(bracket.lo)
     assert 1 + safe_t * safe_t >= 5 > 1 + unsafe_t * unsafe_t
+
+
+# ------------------------------------------------------------------ the Python API's budget= keyword
+def test_api_budget_exhausted_claims_nothing_and_stops_fast():
+    import time
+
+    import certdp
+    from certdp.numbers.deadline import BudgetExhausted
+
+    for call in (lambda: certdp.calibrate("gaussian", epsilon=1, delta="1e-5", budget=1e-9),
+                 lambda: certdp.profile("sgg", value="1.0657326", epsilon=1, dimension=3, alpha=2, power="1/2",
+                                        budget=1e-9),
+                 lambda: certdp.compose({"mechanisms": [{"mechanism": "laplace", "scale": "20", "count": 40}]},
+                                        epsilon=1, budget=1e-9)):
+        start = time.monotonic()
+        with pytest.raises(BudgetExhausted, match="time budget"):
+            call()
+        assert time.monotonic() - start < 10
+
+
+def test_api_budget_that_suffices_changes_nothing():
+    import certdp
+
+    plain = certdp.calibrate("laplace", epsilon=1, delta="1e-5", sensitivity=2)
+    budgeted = certdp.calibrate("laplace", epsilon=1, delta="1e-5", sensitivity=2, budget=600)
+    assert (plain.value, plain.interval, plain.delta_enclosure) == \
+        (budgeted.value, budgeted.interval, budgeted.delta_enclosure)
+
+
+def test_api_budget_reports_the_bracket_points(monkeypatch):
+    """Interrupted after its first probe (deterministically), the API error carries that point."""
+    import certdp
+    from certdp.numbers.deadline import BudgetExhausted
+
+    _interrupting_closure_raising(monkeypatch, BudgetExhausted("the time budget of 1 s was exceeded"))
+    with pytest.raises(BudgetExhausted, match="certified so far") as info:
+        certdp.calibrate("gaussian", epsilon=1, delta="1e-5", budget=600)
+    point = info.value.reached.get("safe") or info.value.reached.get("unsafe")
+    ref = gaussian_delta_closed_form(Fraction(point["sigma"]), 1)
+    lo, hi = (mpf(Fraction(x)) for x in point["delta_enclosure"])
+    assert lo <= ref <= hi
+
+
+def _interrupting_closure_raising(monkeypatch, error):
+    import certdp.workflows.calibrate as calibrate_module
+
+    real = calibrate_module.profile_closure
+
+    def closure(*args, **kwargs):
+        profile = real(*args, **kwargs)
+        calls = []
+
+        def interrupted(t):
+            calls.append(t)
+            if len(calls) > 1:
+                raise error
+            return profile(t)
+
+        return interrupted
+
+    monkeypatch.setattr(calibrate_module, "profile_closure", closure)

@@ -334,30 +334,9 @@ def _bracket_record(path: str, reached: dict) -> Iterator[None]:
 
 
 def _reached_points(reached: dict) -> tuple[str, dict] | None:
-    """The certified points of an interrupted calibration bracket, as text and as JSON data.
+    from certdp.numbers.bracket import describe_reached
 
-    Each point is a proven statement on its own: delta at that exact parameter lies in the printed
-    enclosure (so a *safe* point is a certified-private parameter, just not the tight one)."""
-    from certdp.numbers import exact_str
-
-    if not reached.get("safe") and not reached.get("unsafe"):
-        return None
-    parts, data = [], {}
-    name = reached.get("parameter", "parameter")
-    for key, word in (("safe", "private"), ("unsafe", "NOT private")):
-        point = reached.get(key)
-        if point is None:
-            continue
-        t, enc = point
-        bounds = enc.strings() if enc is not None else None
-        where = f", delta in [{bounds[0]}, {bounds[1]}]" if bounds else ""
-        parts.append(f"{name} = {exact_str(t)} is {word}{where}")
-        data[key] = {name: exact_str(t), "delta_enclosure": bounds}
-    if reached.get("safe") and reached.get("unsafe"):
-        lo, hi = sorted((reached["safe"][0], reached["unsafe"][0]))
-        data["relative_width"] = f"{float((hi - lo) / reached['safe'][0]):.3g}"
-        parts.append(f"bracket relative width {data['relative_width']}")
-    return "; ".join(parts), data
+    return describe_reached(reached)
 
 
 def _wrap(command: click.Command, path: str) -> None:

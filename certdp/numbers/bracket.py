@@ -39,12 +39,13 @@ from flint import arb, ctx, fmpq
 
 from certdp.numbers.balls import arb_of, round_fraction, round_ratio
 from certdp.numbers.compare import Decision
+from certdp.numbers.deadline import check_deadline
 from certdp.numbers.enclosure import Enclosure
 from certdp.numbers.exact import UndecidedError, exact_str, fraction_of_float_repr
 from certdp.numbers.precision import PRECISION_LADDER, decide_on_ladder, working_precision
 
 __all__ = ["Bracket", "certified_monotone_bracket", "classify_point", "bracket_reached",
-           "name_reached_parameter"]
+           "name_reached_parameter", "describe_reached"]
 
 _REACHED: ContextVar = ContextVar("certdp_bracket_reached", default=None)
 
@@ -191,6 +192,31 @@ def _width_within(a: Fraction, b: Fraction, safe: Fraction, rtol: Fraction) -> b
     return (bn * ad - an * bd) * safe.denominator * rtol.denominator <= rtol.numerator * safe.numerator * ad * bd
 
 
+def describe_reached(reached: dict) -> tuple[str, dict] | None:
+    """The certified points of an interrupted calibration bracket, as text and as JSON data.
+
+    Each point is a proven statement on its own: delta at that exact parameter lies in the printed
+    enclosure (so a *safe* point is a certified-private parameter, just not the tight one)."""
+    if not reached.get("safe") and not reached.get("unsafe"):
+        return None
+    parts, data = [], {}
+    name = reached.get("parameter", "parameter")
+    for key, word in (("safe", "private"), ("unsafe", "NOT private")):
+        point = reached.get(key)
+        if point is None:
+            continue
+        t, enc = point
+        bounds = enc.strings() if enc is not None else None
+        where = f", delta in [{bounds[0]}, {bounds[1]}]" if bounds else ""
+        parts.append(f"{name} = {exact_str(t)} is {word}{where}")
+        data[key] = {name: exact_str(t), "delta_enclosure": bounds}
+    if reached.get("safe") and reached.get("unsafe"):
+        lo, hi = sorted((reached["safe"][0], reached["unsafe"][0]))
+        data["relative_width"] = f"{float((hi - lo) / reached['safe'][0]):.3g}"
+        parts.append(f"bracket relative width {data['relative_width']}")
+    return "; ".join(parts), data
+
+
 def certified_monotone_bracket(
     profile: Profile,
     delta: Fraction,
@@ -255,6 +281,7 @@ def _narrowed_bracket(search: "_Search", delta: Fraction, increasing: bool, cand
             return Decision.UNKNOWN
         if point in seen:  # a decided point is never evaluated twice (each may cost seconds)
             return seen[point][0]
+        check_deadline("a calibration probe")
         decision, enc = search.classify(point)
         seen[point] = (decision, enc)
         record(point, decision, enc)
