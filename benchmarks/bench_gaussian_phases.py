@@ -35,6 +35,7 @@ import certdp  # noqa: E402
 from certdp.certificate import Certificate  # noqa: E402
 from certdp.numbers import certified_monotone_bracket  # noqa: E402
 from certdp.workflows import calibrate as calibrate_module  # noqa: E402
+from certdp.workflows.common import profile_closure  # noqa: E402
 from flint import arb, ctx, fmpq  # noqa: E402
 from float_reference import plain_float_root  # noqa: E402
 
@@ -68,15 +69,16 @@ def main() -> None:
             t2 = clock()
             candidate = p.cls.float_candidate(p.eps_float, p.log_delta, **p.params)
             t3 = clock()
-            b = certified_monotone_bracket(p.profile, p.delta, increasing=False, candidate=candidate, rtol=p.tol,
+            profile = profile_closure(p.cls, p.eps, p.params)
+            b = certified_monotone_bracket(profile, p.delta, increasing=False, candidate=candidate, rtol=p.tol,
                                            first_steps_at_first_rung=True)
             t4 = clock()
             saved = ctx.prec
             ctx.prec = 64
             ball_lo, ball_hi = (arb(fmpq(*q.as_integer_ratio())) for q in (b.lo, b.hi))
             t5 = clock()
-            p.profile(ball_lo)
-            p.profile(ball_hi)
+            profile(ball_lo)
+            profile(ball_hi)
             t6 = clock()
             ctx.prec = saved
             eps_text, delta_text, tol_text = p.texts

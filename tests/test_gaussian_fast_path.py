@@ -263,3 +263,45 @@ def test_prepared_inputs_are_typed_and_errors_are_not_kept():
         with pytest.raises(certdp.numbers.InputError, match="^delta: "):
             certdp.calibrate("gaussian", epsilon=1, delta="1.5")
     assert len(calibrate_module._PREPARED) == 3
+
+
+def test_shortcut_writes_the_reached_record_of_the_general_search():
+    """Under a budget record (``bracket_reached``) the shortcut leaves the same certified points as
+    the general search: after a whole bracket, and when the second evaluation is interrupted."""
+    from certdp.numbers.bracket import bracket_reached
+
+    eps, delta = Fraction(1), Fraction(1, 10**5)
+    candidate = GAUSSIAN.float_candidate(1.0, math.log(1e-5))
+    for off in (1.0, 1 + 1e-9, 1 - 1e-9):
+        records = []
+        for shortcut in (False, True):
+            record: dict = {}
+            with bracket_reached(record):
+                certified_monotone_bracket(_profile(GAUSSIAN, eps, Fraction(1)), delta, increasing=False,
+                                           candidate=candidate * off, rtol=Fraction(1, 10**12),
+                                           first_steps_at_first_rung=shortcut)
+            records.append({k: (v[0], v[1].strings()) if isinstance(v, tuple) else v for k, v in record.items()})
+        assert records[0] == records[1] and "safe" in records[0] and "unsafe" in records[0]
+
+    class Stop(Exception):
+        pass
+
+    def second_call_stops():
+        calls = []
+
+        def profile(t: arb) -> arb:
+            calls.append(t)
+            if len(calls) > 1:
+                raise Stop
+            return GAUSSIAN.profile_ball(t, arb_of(eps), Fraction(1))
+
+        return profile
+
+    records = []
+    for shortcut in (False, True):
+        record = {}
+        with bracket_reached(record), pytest.raises(Stop):
+            certified_monotone_bracket(second_call_stops(), delta, increasing=False, candidate=candidate,
+                                       rtol=Fraction(1, 10**12), first_steps_at_first_rung=shortcut)
+        records.append({k: (v[0], v[1].strings()) if isinstance(v, tuple) else v for k, v in record.items()})
+    assert records[0] == records[1] and "safe" in records[0] and "unsafe" not in records[0]

@@ -186,3 +186,26 @@ def test_full_tables_audit():
             assert len(c["members"]) == (21 if c["table"] == "4" else 1)
         if c["verdict"] == "NOT_REFUTED":
             assert Fraction(c["survivor"]["delta_enclosure"][1]) <= Fraction(c["delta"])
+
+
+def test_member_timeout_is_enforced_off_the_main_thread():
+    """A Dask worker runs cells in a thread, where SIGALRM is unavailable: the cooperative deadline
+    (certdp.numbers.deadline) must still end a member at its timeout, as UNDECIDED."""
+    import threading
+    import time
+
+    result = {}
+
+    def work():
+        start = time.monotonic()
+        result["cell"] = refute_printed_cell("4", "2", "0.1", "31.45", members=[Member("MG", 8), Member("QG")],
+                                             timeout=1e-6)
+        result["seconds"] = time.monotonic() - start
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join(120)
+    assert not worker.is_alive()
+    members = result["cell"]["members"]
+    assert members and all(m["status"] == "UNDECIDED" and "timeout" in m["reason"] for m in members)
+    assert result["cell"]["verdict"] == "UNDECIDED"

@@ -36,6 +36,7 @@ from typing import Callable
 from flint import arb, arb_poly, fmpz, fmpz_poly
 
 from certdp.numbers import UndecidedError, arb_of, round_decimal, working_precision
+from certdp.numbers.deadline import check_deadline
 
 __all__ = ["LatticePLD", "convolve", "power", "compose_all", "identity", "WorkLimitExceeded", "work_budget",
            "check_budget", "charge", "budget_active"]
@@ -68,6 +69,7 @@ def budget_active() -> bool:
 
 def check_budget(coefficients: int, what: str) -> None:
     """Raise :class:`WorkLimitExceeded` if a budget is active and ``what`` (of ``coefficients``) breaks it."""
+    check_deadline(what)
     budget = _BUDGET.get()
     if budget is None:
         return

@@ -244,7 +244,7 @@ _OWN_PROGRESS = ("shape", "optimize", "table", "crosscheck", "sgg", "spherical-g
 
 
 @contextmanager
-def _deadline(seconds: float) -> Iterator[None]:
+def _deadline(seconds: float, reached: dict | None = None) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
@@ -257,8 +257,10 @@ def _deadline(seconds: float) -> Iterator[None]:
     watchdog = None
     if HARD_STOP["enabled"]:
         def _hard_stop() -> None:
+            partial = _reached_points(reached) if reached else None
+            so_far = f"; certified so far: {partial[0]}" if partial else ""
             sys.stderr.write(f"UNDECIDED: the budget of {seconds:g} s was exceeded (hard stop inside a "
-                             "long numerical call; no answer is claimed)\n")
+                             f"long numerical call; no answer is claimed{so_far})\n")
             sys.stderr.flush()
             os._exit(3)
 
@@ -309,12 +311,32 @@ def _spinner(enabled: bool, label: str) -> Iterator[None]:
         status.stop()
 
 
-def _undecided(reason: str, as_json: bool, command: str, enclosure: Any = None) -> None:
+def _undecided(reason: str, as_json: bool, command: str, enclosure: Any = None,
+               extra: dict | None = None) -> None:
     if as_json:
         click.echo(json.dumps({"verdict": "UNDECIDED", "reason": reason, "command": command,
-                               "delta_enclosure": list(enclosure) if enclosure else None}, indent=2))
+                               "delta_enclosure": list(enclosure) if enclosure else None, **(extra or {})},
+                              indent=2))
     click.echo(f"UNDECIDED: {reason}", err=True)
     sys.exit(3)
+
+
+@contextmanager
+def _bracket_record(path: str, reached: dict) -> Iterator[None]:
+    """For ``calibrate`` commands: keep the calibration bracket's certified points in ``reached``."""
+    if path.split()[0] != "calibrate":
+        yield
+        return
+    from certdp.numbers.bracket import bracket_reached
+
+    with bracket_reached(reached):
+        yield
+
+
+def _reached_points(reached: dict) -> tuple[str, dict] | None:
+    from certdp.numbers.bracket import describe_reached
+
+    return describe_reached(reached)
 
 
 def _wrap(command: click.Command, path: str) -> None:
@@ -330,10 +352,18 @@ def _wrap(command: click.Command, path: str) -> None:
         check_command(path, kwargs)
         spin = (not as_json and sys.stderr.isatty()
                 and not any(word in path.split() for word in _OWN_PROGRESS))
+        reached: dict = {}
         try:
-            with _quiet_numerics(), _deadline(seconds), _spinner(spin, f"certdp {path}"):
+            with _quiet_numerics(), _deadline(seconds, reached), _spinner(spin, f"certdp {path}"), \
+                    _bracket_record(path, reached):
                 return original(*args, **kwargs)
         except BudgetExceeded:
+            partial = _reached_points(reached)
+            if partial is not None:
+                text, data = partial
+                _undecided(f"the budget of {seconds:g} s was exceeded before the requested width; certified "
+                           f"so far: {text} (raise --budget for the calibrated value)", as_json, path,
+                           extra={"reached": data})
             _undecided(f"the budget of {seconds:g} s was exceeded before a certified answer (no answer is "
                        "claimed; raise --budget)", as_json, path)
         except UndecidedError as exc:

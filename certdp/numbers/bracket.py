@@ -27,6 +27,8 @@ from ``t = 1`` finds a bracket, then bisection in log space narrows it.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -37,11 +39,38 @@ from flint import arb, ctx, fmpq
 
 from certdp.numbers.balls import _pow10, arb_of, round_fraction, round_ratio, round_ratio_digits
 from certdp.numbers.compare import Decision, certify_le
+from certdp.numbers.deadline import check_deadline
 from certdp.numbers.enclosure import Enclosure
 from certdp.numbers.exact import UndecidedError, decimal_text, exact_str, fraction_of_float_repr
 from certdp.numbers.precision import PRECISION_LADDER, decide_on_ladder, working_precision
 
-__all__ = ["Bracket", "certified_monotone_bracket", "classify_point"]
+__all__ = ["Bracket", "certified_monotone_bracket", "classify_point", "bracket_reached",
+           "name_reached_parameter", "describe_reached"]
+
+_REACHED: ContextVar = ContextVar("certdp_bracket_reached", default=None)
+
+
+@contextmanager
+def bracket_reached(record: dict):
+    """Within the block, every :func:`certified_monotone_bracket` keeps ``record`` up to date with the
+    best points it has *certified* so far: ``record["safe"] = (t, enclosure)`` (proven
+    ``delta(t) <= delta``), ``record["unsafe"] = (t, enclosure)`` (proven ``delta(t) > delta``), and
+    ``record["increasing"]``.  Each entry is a statement about that one exact point, valid on its own
+    (no monotonicity needed), so a caller interrupted by a budget can still report it; the CLI does.
+    With nested brackets (an outer search whose profile runs inner calibrations) only the outermost
+    one writes: inner brackets answer a different question."""
+    token = _REACHED.set(record)
+    try:
+        yield
+    finally:
+        _REACHED.reset(token)
+
+
+def name_reached_parameter(name: str) -> None:
+    """Tell an active :func:`bracket_reached` record what the bracketed parameter is called."""
+    record = _REACHED.get()
+    if record is not None:
+        record["parameter"] = name
 
 #: ``t -> enclosure of delta(t)``: one ball, or a pair ``(lower, upper)`` of balls meaning
 #: ``lower.lower() <= delta(t) <= upper.upper()``. The pair form keeps a lower end that is exact
@@ -164,6 +193,31 @@ def _width_within(a: Fraction, b: Fraction, safe: Fraction, rtol: Fraction) -> b
     return (bn * ad - an * bd) * safe.denominator * rtol.denominator <= rtol.numerator * safe.numerator * ad * bd
 
 
+def describe_reached(reached: dict) -> tuple[str, dict] | None:
+    """The certified points of an interrupted calibration bracket, as text and as JSON data.
+
+    Each point is a proven statement on its own: delta at that exact parameter lies in the printed
+    enclosure (so a *safe* point is a certified-private parameter, just not the tight one)."""
+    if not reached.get("safe") and not reached.get("unsafe"):
+        return None
+    parts, data = [], {}
+    name = reached.get("parameter", "parameter")
+    for key, word in (("safe", "private"), ("unsafe", "NOT private")):
+        point = reached.get(key)
+        if point is None:
+            continue
+        t, enc = point
+        bounds = enc.strings() if enc is not None else None
+        where = f", delta in [{bounds[0]}, {bounds[1]}]" if bounds else ""
+        parts.append(f"{name} = {exact_str(t)} is {word}{where}")
+        data[key] = {name: exact_str(t), "delta_enclosure": bounds}
+    if reached.get("safe") and reached.get("unsafe"):
+        lo, hi = sorted((reached["safe"][0], reached["unsafe"][0]))
+        data["relative_width"] = f"{float((hi - lo) / reached['safe'][0]):.3g}"
+        parts.append(f"bracket relative width {data['relative_width']}")
+    return "; ".join(parts), data
+
+
 def certified_monotone_bracket(
     profile: Profile,
     delta: Fraction,
@@ -197,13 +251,32 @@ def certified_monotone_bracket(
         raise ValueError("rtol must lie in (0, 1)")
     if type(delta) is not Fraction:
         delta = Fraction(delta)
+    reached = _REACHED.get()
+    if reached is None:
+        return _narrowed_bracket(profile, delta, increasing, candidate, rtol, ladder, max_doublings, None,
+                                 first_steps_at_first_rung)
+    reached.pop("safe", None)
+    reached.pop("unsafe", None)
+    reached["increasing"] = increasing
+    token = _REACHED.set(None)  # inner brackets (inside the profile) must not overwrite it
+    try:
+        return _narrowed_bracket(profile, delta, increasing, candidate, rtol, ladder, max_doublings, reached,
+                                 first_steps_at_first_rung)
+    finally:
+        _REACHED.reset(token)
+
+
+def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candidate, rtol: Fraction,
+                      ladder: tuple[int, ...], max_doublings: int, reached: dict | None,
+                      first_steps_at_first_rung: bool) -> Bracket:
+    """The walk and the narrowing of :func:`certified_monotone_bracket` (``reached``: its record)."""
     safe_dir = -1 if increasing else 1  # direction of t in which delta decreases
     digits, sides = _walk_for(rtol.numerator, rtol.denominator, safe_dir)
     decided_first: dict[tuple[int, int], tuple[Decision, Enclosure]] = {}
     if first_steps_at_first_rung:
         ratio = _candidate_ratio(candidate)
         if ratio is not None:
-            quick = _first_steps_at_first_rung(profile, delta, ratio, sides, digits, ladder[0], rtol)
+            quick = _first_steps_at_first_rung(profile, delta, ratio, sides, digits, ladder[0], rtol, reached)
             if isinstance(quick, Bracket):
                 return quick
             decided_first = quick
@@ -216,9 +289,13 @@ def certified_monotone_bracket(
         if decision is Decision.YES:
             if safe_pt is None or (t - safe_pt[0]) * safe_dir < 0:
                 safe_pt = (t, enc)  # type: ignore[assignment]
+                if reached is not None:
+                    reached["safe"] = safe_pt
         elif decision is Decision.NO:
             if unsafe_pt is None or (t - unsafe_pt[0]) * safe_dir > 0:
                 unsafe_pt = (t, enc)  # type: ignore[assignment]
+                if reached is not None:
+                    reached["unsafe"] = unsafe_pt
 
     # probed points by (numerator, denominator): hashing a Fraction costs a modular inverse
     seen: dict[tuple[int, int], tuple[Fraction, Decision, Enclosure | None]] = {}
@@ -237,6 +314,7 @@ def certified_monotone_bracket(
             search.evaluations += 1
             search.max_bits = max(search.max_bits, ladder[0])
         else:
+            check_deadline("a calibration probe")
             decision, enc = search.classify(point)
         seen[key] = (point, decision, enc)
         record(point, decision, enc)
@@ -388,7 +466,8 @@ def _candidate_ratio(candidate: float | Fraction | Decimal | None) -> tuple[int,
 
 
 def _first_steps_at_first_rung(profile: Profile, delta: Fraction, center: tuple[int, int], sides: tuple, digits: int,
-                               bits: int, rtol: Fraction) -> "Bracket | dict[tuple[int, int], tuple[Decision, Enclosure]]":
+                               bits: int, rtol: Fraction, reached: dict | None = None,
+                               ) -> "Bracket | dict[tuple[int, int], tuple[Decision, Enclosure]]":
     """The walk's first point on the safe side, then (if that one is private) on the other side,
     each decided at ``bits`` exactly as :func:`classify_point` decides at its first rung: the same
     point (``center`` times the first factor, rounded outward to ``digits`` digits), the same ball
@@ -409,6 +488,7 @@ def _first_steps_at_first_rung(profile: Profile, delta: Fraction, center: tuple[
             factor_num, factor_den = factors[0]
             n, shift = round_ratio_digits(num * factor_num, den * factor_den, digits, direction)
             pn, pd = (n, _pow10(shift)) if shift > 0 else (n * _pow10(-shift), 1)
+            check_deadline("a calibration probe")
             # the ball classify_point makes of the reduced point: arb(int) for an integer, else of the fmpq
             value = profile(arb(fmpq(pn, pd)) if pn % pd else arb(pn // pd))
             if isinstance(value, tuple):
@@ -428,6 +508,9 @@ def _first_steps_at_first_rung(profile: Profile, delta: Fraction, center: tuple[
             if decision is Decision.UNKNOWN:
                 break
             found.append((n, shift, pn, pd, decision, enc))
+            if reached is not None:  # what the general search's record() writes: the safe side's point
+                # first, then the other side's, each the best of its kind so far (nearer the boundary)
+                reached["safe" if decision is Decision.YES else "unsafe"] = (Fraction(pn, pd), enc)
             if decision is not wanted:
                 break
     finally:

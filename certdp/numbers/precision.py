@@ -21,6 +21,7 @@ from typing import Callable, Iterator, TypeVar
 from flint import arb, ctx, fmpq
 
 from certdp.numbers.compare import Decision, certify_le
+from certdp.numbers.deadline import _DEADLINE, check_deadline
 from certdp.numbers.enclosure import Enclosure
 
 __all__ = ["PRECISION_LADDER", "working_precision", "run_on_ladder", "escalate", "decide_on_ladder"]
@@ -56,9 +57,11 @@ def run_on_ladder(
     (:func:`escalate`, :func:`decide_on_ladder`, ``classify_point``,
     ``Mechanism.privacy_profile``) is this loop.
     """
-    for bits in ladder:
+    for i, bits in enumerate(ladder):
         if bits < 2:
             raise ValueError(f"precision must be at least 2 bits (got {bits})")
+        if i and _DEADLINE.get() is not None:
+            check_deadline("a precision rung")
         saved = ctx.prec  # working_precision(bits), inlined: this loop runs for every Arb decision
         ctx.prec = bits
         try:

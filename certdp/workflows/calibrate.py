@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from certdp.certificate import Certificate, Stopwatch
+from certdp.numbers.bracket import name_reached_parameter
 from certdp.mechanisms import get_mechanism
 from certdp.numbers import (
     InputError,
@@ -104,7 +105,7 @@ class _PreparedBracket:
     :func:`calibrate`: a repeated calibration redoes the float candidate, the Arb evaluations and
     the certificate, not the parsing. Nothing computed from the profile is kept."""
 
-    __slots__ = ("cls", "eps", "delta", "tol", "params", "eps_float", "log_delta", "profile", "cheap",
+    __slots__ = ("cls", "eps", "delta", "tol", "params", "eps_float", "log_delta", "cheap",
                  "exact_candidate", "claim", "lemma", "method", "texts", "parameter_texts")
 
     def __init__(self, cls: Any, eps: Fraction, delta: Fraction, tol: Fraction, params: dict[str, Any]):
@@ -112,7 +113,6 @@ class _PreparedBracket:
         self.cls, self.eps, self.delta, self.tol, self.params = cls, eps, delta, tol, params
         self.eps_float = float_or_none(eps)
         self.log_delta = log_of_fraction(delta)
-        self.profile = profile_closure(cls, eps, params)
         self.cheap = bool(getattr(cls, "cheap_profile", False))
         self.exact_candidate = getattr(cls, "exact_candidate", None)
         self.claim, self.lemma, self.method = method.claim(cls), method.lemma(cls), method.name
@@ -164,8 +164,9 @@ def _run_bracket(p: _PreparedBracket, clock: Stopwatch) -> Certificate:
             candidate = cls.float_candidate(p.eps_float, p.log_delta, **p.params)
         except (ArithmeticError, ValueError):
             candidate = None
+    name_reached_parameter(cls.parameter)
     bracket = certified_monotone_bracket(
-        p.profile, p.delta, increasing=cls.profile_increasing, candidate=candidate, rtol=p.tol,
+        profile_closure(cls, p.eps, p.params), p.delta, increasing=cls.profile_increasing, candidate=candidate, rtol=p.tol,
         first_steps_at_first_rung=p.cheap,
     )
     eps_text, delta_text, tol_text = p.texts

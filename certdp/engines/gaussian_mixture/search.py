@@ -12,6 +12,7 @@ from typing import Sequence
 
 from flint import arb
 
+from certdp.numbers.deadline import check_deadline
 from certdp.engines.gaussian_mixture.ball_bounds import shift_tv_bound
 from certdp.engines.gaussian_mixture.engine import ShiftEngine
 from certdp.engines.gaussian_mixture.model import GaussianMixture
@@ -185,6 +186,7 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
     decided = Decision.UNKNOWN
     n_intervals = len(start)
     while True:
+        check_deadline("the mixture engine's branch and bound")
         neg_up, _, ta, tb, up, fin = heap[0]
         global_upper = up  # heap top has the largest upper bound
         if target is not None:

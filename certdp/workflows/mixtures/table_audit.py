@@ -69,6 +69,7 @@ from typing import Any, Iterator, Sequence
 
 from flint import arb
 
+from certdp.numbers.deadline import check_deadline
 from certdp.numbers import Decision, arb_of, decimal_bounds, exact_str, working_precision
 
 __all__ = ["REFUTATION_RULE", "Member", "TABLES", "table_cells", "print_bounds", "implied_loss_range",
@@ -100,11 +101,22 @@ class AuditTimeout(Exception):
 
 @contextmanager
 def _deadline(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`AuditTimeout` after ``seconds`` (main thread only; elsewhere no limit)."""
+    """Raise :class:`AuditTimeout` after ``seconds``: by SIGALRM in the main thread, elsewhere (a Dask
+    worker thread) by the cooperative deadline of :mod:`certdp.numbers.deadline`, checked between
+    FLINT calls (per probe, precision rung and branch-and-bound step)."""
     import threading
 
-    if not seconds or threading.current_thread() is not threading.main_thread():
+    if not seconds:
         yield
+        return
+    if threading.current_thread() is not threading.main_thread():
+        from certdp.numbers.deadline import BudgetExhausted, time_budget
+
+        try:
+            with time_budget(seconds):
+                yield
+        except BudgetExhausted:
+            raise AuditTimeout() from None
         return
 
     def _raise(signum: int, frame: Any) -> None:
@@ -512,6 +524,7 @@ def _member_verdict(member: Member, epsilon: Fraction, delta: Fraction, loss: st
     out: dict[str, Any] = {"member": member.name}
     try:
         with _deadline(timeout):
+            check_deadline("the member's consistent sigma range")
             cs = consistent_sigmas(member, epsilon, loss, m_min, m_max, sensitivity)
             out["sigma_evaluations"] = cs.evaluations
             if cs.empty:
@@ -525,6 +538,7 @@ def _member_verdict(member: Member, epsilon: Fraction, delta: Fraction, loss: st
             # when none is certified): DP at a certified-consistent sigma means the member survives
             point = cs.inner if cs.inner is not None else hi
             t1 = time.perf_counter()
+            check_deadline("a member decision")
             r = decide_member(member, point, point, epsilon, delta, sensitivity)
             audits.append(time.perf_counter() - t1)
             if r["decision"] == "DP" and cs.inner is not None:
@@ -535,6 +549,7 @@ def _member_verdict(member: Member, epsilon: Fraction, delta: Fraction, loss: st
                 # value) refutes every sigma <= hi by post-processing; a full decision at hi only if it fails
                 if r["decision"] == "NOT_DP":
                     t1 = time.perf_counter()
+                    check_deadline("a member decision")
                     w = witness_on_ball(member, hi, hi, epsilon, delta, Fraction(r["witness"]["shift"]), sensitivity)
                     audits.append(time.perf_counter() - t1)
                     if w is None:
@@ -565,6 +580,7 @@ def _member_verdict(member: Member, epsilon: Fraction, delta: Fraction, loss: st
                 out.update(status="UNDECIDED", reason="not DP at the largest consistent sigma, but " + cs.reason)
                 return out
             t1 = time.perf_counter()
+            check_deadline("a member decision")
             wits = _refute_range(member, lo, hi, epsilon, delta, Fraction(r["witness"]["shift"]), sensitivity)
             audits.append(time.perf_counter() - t1)
             if wits is None:
