@@ -29,14 +29,18 @@ def brent_root(f: Callable[[float], float], xa: float, xb: float, *, xtol: float
     xblk = fblk = spre = scur = 0.0
     fpre = _checked(f, xpre) if fa is None else fa
     fcur = _checked(f, xcur) if fb is None else fb
+    if fpre != fpre or fcur != fcur:  # a NaN end value given by the caller (f's own are checked)
+        _nan(xpre if fpre != fpre else xcur)
     if fpre == 0:
         return xpre
     if fcur == 0:
         return xcur
-    if math.copysign(1.0, fpre) == math.copysign(1.0, fcur):
+    # signs compared as (x < 0): for the nonzero, non-NaN values reaching these tests that is
+    # brentq.c's signbit comparison, without two calls per iteration
+    if (fpre < 0) == (fcur < 0):
         raise ValueError("f(a) and f(b) must have different signs")
     for _ in range(maxiter):
-        if fpre != 0 and fcur != 0 and math.copysign(1.0, fpre) != math.copysign(1.0, fcur):
+        if fpre != 0 and fcur != 0 and (fpre < 0) != (fcur < 0):
             xblk = xpre
             fblk = fpre
             spre = scur = xcur - xpre
