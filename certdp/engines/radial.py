@@ -590,6 +590,26 @@ class SGGRadialProblem:
             if self.phi_on_bin(zball, c) < y:
                 wu = c
                 break
+        # next to a breakpoint the end distance vanishes linearly and its float guess is noise (it is
+        # the difference q - (r - s)^2 of two nearly equal numbers): try end distances growing
+        # geometrically from the rounding level instead (T = 3: G = (1 + w*)/2 ~ 1e-24 on such bins,
+        # which otherwise fell back to G in [0, 1])
+        if wu == 1 and ghi[1] <= ghi[2]:
+            v = max(ghi[1] * 4.0, 2.0 ** (16 - ctx.prec))
+            while v < 0.5:
+                c = (arb(v) - 1).mid()
+                if self.phi_on_bin(zball, c) < y:
+                    wu = c
+                    break
+                v *= 1e4
+        if wl == -1 and glo[2] < glo[1]:
+            v = max(glo[2] * 4.0, 2.0 ** (16 - ctx.prec))
+            while v < 0.5:
+                c = (1 - arb(v)).mid()
+                if self.phi_on_bin(zball, c) > y:
+                    wl = c
+                    break
+                v *= 1e4
         return wl, wu
 
     def certified_point_wstar(self, z: arb, y: arb, guess):
@@ -1105,10 +1125,18 @@ def _breakpoints(prob: SGGRadialProblem, y: float, z_lo: float, z_hi: float, n: 
     if not (0 < z_lo < z_hi):
         return []
     ratio = (z_hi / z_lo) ** (1.0 / n)
+    grid = {z_lo * ratio ** i for i in range(1, n + 1)}
+    # graded towards r = s (z = s^p), where the loss is singular for alpha < T-1: at large eps the layer
+    # where w*(., eps) > -1 is |r/s - 1| <~ e^(-eps / (2|c1|)) wide, inside one cell of the geometric grid
+    s_f, p_f = prob.f_s, prob.f_p
+    for j in range(1, 52):
+        for sign in (1.0, -1.0):
+            z = (s_f * (1.0 + sign * 2.0 ** -j)) ** p_f
+            if z_lo < z < z_hi:
+                grid.add(z)
     out = []
     z_prev, c_prev = z_lo, cls(z_lo)
-    for i in range(1, n + 1):
-        z = z_lo * ratio ** i
+    for z in sorted(grid):
         c = cls(z)
         if c is not None and c_prev is not None and c != c_prev:
             a, b = z_prev, z
