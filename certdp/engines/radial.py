@@ -1139,16 +1139,22 @@ def _breakpoints(prob: SGGRadialProblem, y: float, z_lo: float, z_hi: float, n: 
     for z in sorted(grid):
         c = cls(z)
         if c is not None and c_prev is not None and c != c_prev:
-            a, b = z_prev, z
-            for _ in range(80):
-                m = 0.5 * (a + b)
-                if not (a < m < b):
-                    break
-                if cls(m) == c_prev:
-                    a = m
-                else:
-                    b = m
-            out.append(0.5 * (a + b))
+            # the end of class c_prev, and the start of class c: distinct when the cell holds a whole
+            # layer of class 0 (-1 -> 0 -> +1: w* crosses the sphere inside one grid cell; the A side
+            # at r ~ s e^-eps for T = 2 is 2 e^-eps wide in r/s)
+            for keep in (c_prev, c):
+                a, b = z_prev, z
+                for _ in range(80):
+                    m = 0.5 * (a + b)
+                    if not (a < m < b):
+                        break
+                    if (cls(m) == keep) == (keep == c_prev):
+                        a = m
+                    else:
+                        b = m
+                bp = 0.5 * (a + b)
+                if not out or abs(bp - out[-1]) > 1e-15 * bp:
+                    out.append(bp)
         z_prev, c_prev = z, c
     return out
 

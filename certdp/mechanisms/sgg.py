@@ -243,6 +243,22 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
                                        panels, nodes)
             if b1 is None or b1 == b0:
                 return None
+            pure = epsilon / sensitivity ** power        # pure-DP rate for p <= 1 (loss <= beta s^p)
+            if power <= 1.0 and b0 > pure and b1 > pure:
+                # delta -> 0 at beta = eps / s^p: a power law in beta - beta_pure
+                slope = math.log(1e4) / (math.log(b1 - pure) - math.log(b0 - pure))
+                if slope > 0 and math.isfinite(slope):
+                    x = math.log(b0 - pure) + (log_delta - floor) / slope
+                    return pure + math.exp(x) if x > -700.0 else pure * (1.0 + 1e-15)
+                return None
+            if power > 1.0:
+                # the loss is ~ p r^(p-1) s w for small s: delta ~ exp(-C beta^-g), so log(-log delta)
+                # is linear in log beta (a log-log slope would overshoot towards tiny rates)
+                g = (math.log(-floor) - math.log(-(floor + math.log(1e4)))) / (math.log(b1) - math.log(b0))
+                if g > 0 and math.isfinite(g):
+                    lb = math.log(b0) - (math.log(-log_delta) - math.log(-floor)) / g
+                    if -700.0 < lb < 700.0:
+                        return math.exp(lb)
             slope = math.log(1e4) / (math.log(b1) - math.log(b0))
             if not (slope > 0 and math.isfinite(slope)):
                 return None
