@@ -19,7 +19,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import mpmath as mp
-import pytest
 from flint import arb
 
 from certdp.engines.radial import sgg_delta_enclosure

@@ -677,7 +677,6 @@ class SGGRadialProblem:
             return arb(0).union(mass), "monotone"
         gl = self.wstar_guess(fl, float(y.mid()))
         gu = self.wstar_guess(fu, float(y.mid()))
-        wfl, wfu = gl[0], gu[0]
         # constant bins
         if gl[2] == 0.0 and gu[2] == 0.0 and self.phi_on_bin(zball, arb(1)) > y:
             mass = self._mass(zl, zu)
@@ -1166,10 +1165,11 @@ def _split_point(zl: float, zu: float, bps: list[float]) -> float:
         if zl < b < zu and (b - zl) > 1e-13 * zu and (zu - b) > 1e-13 * zu:
             return b
     for b in bps:
-        if abs(zl - b) <= 1e-13 * max(abs(b), 1e-300):
-            return zl + (zu - zl) / 16.0
-        if abs(zu - b) <= 1e-13 * max(abs(b), 1e-300):
-            return zu - (zu - zl) / 16.0
+        # grade towards the end the breakpoint sits at (the nearer one: a bin narrower than the
+        # tolerance has both ends within it, e.g. next to the pure-DP boundary of p < 1)
+        dl, du = abs(zl - b), abs(zu - b)
+        if min(dl, du) <= 1e-13 * max(abs(b), 1e-300):
+            return zl + (zu - zl) / 16.0 if dl <= du else zu - (zu - zl) / 16.0
     # geometric towards the nearest breakpoint outside the bin: the Taylor models converge like
     # (half-width / distance to the non-analytic point)^n, so bins are graded by their distance to it
     # (T = 2 at large eps: the layer of w* > -1 around r = s is bounded by two square-root points)
