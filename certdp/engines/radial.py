@@ -152,6 +152,11 @@ def _finite(x: arb) -> bool:
     return x.is_finite()
 
 
+def _arb_min(xs):
+    """The ball with the smallest upper end (a ranking of widths, not a decision)."""
+    return min(xs, key=lambda x: x.upper())
+
+
 @dataclass
 class RadialEnclosure:
     """Certified enclosure ``lower <= delta*(eps) <= upper`` (Arb balls' ends)."""
@@ -1349,7 +1354,10 @@ def sgg_delta_enclosure(
             hook(len(bins), tot_f, float((target * scale).upper()), ctx.prec)
         history.append(total)
         if _DEBUG: print("  dbg", len(bins), float(total.upper()), float(width.upper()), [k for k in sorted(wf, key=lambda q: -wf[q])[:3]], float(tau[0].upper()))
-        stalled = len(history) > 6 and not (history[-1] < arb("0.7") * history[-6])
+        # stalled: the best total of the last 6 rounds is not 30% below the best before them (the best,
+        # not the last: a split can make one child's Taylor model transiently worse than its parent's,
+        # e.g. T = 10 at eps = 50 next to the layer around r = s, and that is no stall)
+        stalled = len(history) > 6 and not (_arb_min(history[-6:]) < arb("0.7") * _arb_min(history[:-6]))
         if len(bins) > max_bins or stalled:
             err = RadialPrecisionError(
                 f"width {float(width.upper()):.3g} not below the target with {len(bins)} bins at "
