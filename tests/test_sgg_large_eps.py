@@ -139,3 +139,23 @@ def test_sgg_t3_alpha1_p3_at_eps_10_matches_mpmath():
     """SGG T = 3, alpha = 1, p = 3 at eps = 10 (delta ~ 1e-30): the layer at r = s with F_W linear."""
     enc, ref = _check(3, 1, 3, Fraction("4.7628186e-32"), 10, 1e-10)
     assert mp.mpf("9e-31") < ref < mp.mpf("1.1e-30")
+
+
+def test_p_half_next_to_the_pure_dp_boundary_at_eps_10_matches_hockey_stick_integral():
+    """SGG T = 3, alpha = 2, p = 1/2 at rate 10.000167 (pure DP at rate <= 10): delta ~ 7e-31 lives in a
+    layer of relative width ~1e-10 around z = 10 whose ends are below the double grid; the bin holding
+    each end is cut at an arb point (``_explicit_end_cut``).  Reference: the hockey-stick integral in
+    R^3 by mpmath (tests/test_sgg_corners.py, a different formula)."""
+    from test_sgg_corners import mp_hockey_stick_r3
+
+    beta = Fraction("10.000167")
+    ref = mp_hockey_stick_r3(Fraction(1, 2), beta, 10, dps=50)
+    assert mp.mpf("1e-31") < ref < mp.mpf("1e-30")
+    with working_precision(128):
+        enc = sgg_delta_enclosure(3, 2, Fraction(1, 2), arb(beta.numerator) / beta.denominator, 10, 1,
+                                  eta=arb(2) ** -600, rel_eta=1e-10)
+    with mp.workdps(60):
+        lo = mp.mpf(enc.lower.lower().mid().str(45, radius=False))
+        hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
+    assert lo * (1 - mp.mpf("1e-20")) <= ref <= hi * (1 + mp.mpf("1e-20")), (lo, ref, hi)
+    assert hi - lo <= mp.mpf("1e-10") * lo * (1 + mp.mpf("1e-6"))

@@ -790,9 +790,100 @@ class SGGRadialProblem:
                     wu = arb(-1) if wu_b.upper() < -1 else wu_b.upper()
         g = self._g_hull(wl, wu, minus)
         mono = mass * g
+        if wb is not None and _finite(wb) and wb.lower() < -1 < wb.upper() and above_y:
+            cut = self._explicit_end_cut(zl, zu, zball, y, minus, mass)
+            if cut is not None and cut.rad() < mono.rad():
+                mono = cut
         if taylor is not None and taylor.rad() < mono.rad():
             return taylor, "taylor"
         return mono, "monotone"
+
+    def _explicit_end_cut(self, zl, zu, zball, y, minus, mass):
+        """A bin holding the point ``z0`` where ``w_e`` crosses ``-1``, located below the double grid.
+
+        Bin edges are doubles; next to the pure-DP boundary (p < 1) ``1 + w_e`` grows by ~1e-22 per
+        double step, so the bin of one ulp holding ``z0`` left ``G in [0, G(zu)]`` on its whole mass
+        and the width stopped at the double resolution.  Here ``w_e`` is certified monotone on the bin
+        (the sign of ``w_e'`` on the ball, a length-2 series), ``z0`` is bracketed by bisection on
+        *arb* points (``w_e(a) < -1 < w_e(b)``), so ``w* = -1`` on the side of ``a`` and the interior
+        part lies in an interval of length ``len <= zu - a`` (or ``b - zl``).  With ``f_max`` the Gamma
+        density bounded on the ball and ``G_max = F_W(max w_e)``, the contribution is in
+        ``[0, f_max len G_max]`` (B side; ``G = F_W(w*)``) or ``mass - [0, f_max len G_max]`` (A side,
+        ``G = 1 - F_W(w*) = 1`` where ``w* = -1``).  ``None`` when monotonicity is not certified.
+        """
+        old_cap = ctx.cap
+        ctx.cap = 2
+        try:
+            d = self.w_explicit(arb_series([zball, 1]), y).coeffs()
+        except (ValueError, ZeroDivisionError):
+            return None
+        finally:
+            ctx.cap = old_cap
+        if len(d) < 2 or not _finite(d[1]):
+            return None
+        if d[1] > 0:
+            increasing = True
+        elif d[1] < 0:
+            increasing = False
+        else:
+            return None
+        lo, hi = (zl, zu) if increasing else (zu, zl)     # w_e(lo) < -1 side ... w_e(hi) > -1 side
+        w_lo, w_hi = self.w_explicit(lo, y), self.w_explicit(hi, y)
+        if not (w_lo < -1 and w_hi > -1):
+            return None
+        a, b = lo, hi
+        for _ in range(64):
+            m = ((a + b) / 2).mid()
+            wm = self.w_explicit(m, y)
+            if wm < -1:
+                a = m
+            elif wm > -1:
+                b = m
+            else:
+                break
+        if self.T == 3 and not minus:
+            # T = 3: F_W(w) = (1 + w)/2 is a polynomial, so G continues analytically past z0: a Taylor
+            # model of f_Z (1 + w_e)/2 on the interior part [a, hi] (exact arb end a), minus the
+            # continued integrand on [a, z0] (between (1 + w_e(a))/2 < 0 and 0, over a length <= |b - a|)
+            seg_l, seg_u = (a, hi) if increasing else (hi, a)
+            tay = self._taylor_t3_segment(seg_l, seg_u, y)
+            if tay is not None:
+                gap = abs(b - a).upper()
+                part = _union(a, b)
+                dens = ((self.k - 1) * part.log() - part - self.lgamma_k).exp()
+                corr = dens.upper() * gap * abs(1 + self.w_explicit(a, y)).upper() / 2
+                if _finite(corr):
+                    return tay + arb(0).union(corr)
+        length = abs(hi - a).upper()
+        part = _union(a, hi)
+        dens = ((self.k - 1) * part.log() - part - self.lgamma_k).exp()
+        g_max = fw_cdf(_union(arb(-1), w_hi.upper() if w_hi < 1 else arb(1)), self.a_w).upper()
+        bound = dens.upper() * length * g_max
+        if not _finite(bound):
+            return None
+        if minus:
+            return mass - arb(0).union(bound)
+        return arb(0).union(bound)
+
+    def _taylor_t3_segment(self, zl, zu, y, n: int = DEFAULT_ORDER):
+        """``int_zl^zu f_Z(z) (1 + w_e(z))/2 dz`` by a Taylor model (T = 3: ``F_W(w) = (1 + w)/2``, no
+        clamping: the caller accounts for the part where ``w_e < -1``); ends are exact arb points."""
+        half, zm = _exact_half_and_centre(zl, zu)
+        if half.rad() != 0 or zm.rad() != 0:
+            return None
+        zball = _union(zl, zu)
+        old_cap = ctx.cap
+        ctx.cap = n + 1
+        try:
+            zs = arb_series([zm, 1])
+            h_mid = (self._density_series(zs) * (self.w_explicit(zs, y) + 1) / 2).coeffs()
+            zsb = arb_series([zball, 1])
+            h_b = (self._density_series(zsb) * (self.w_explicit(zsb, y) + 1) / 2).coeffs()
+        except (ValueError, ZeroDivisionError):
+            return None
+        finally:
+            ctx.cap = old_cap
+        return _integrate_taylor(h_mid, h_b, half, n)
 
     def _taylor_bin_explicit(self, zl, zu, zball, y, minus, n, wball):
         half, zm = _exact_half_and_centre(zl, zu)
