@@ -159,3 +159,34 @@ def test_p_half_next_to_the_pure_dp_boundary_at_eps_10_matches_hockey_stick_inte
         hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
     assert lo * (1 - mp.mpf("1e-20")) <= ref <= hi * (1 + mp.mpf("1e-20")), (lo, ref, hi)
     assert hi - lo <= mp.mpf("1e-10") * lo * (1 + mp.mpf("1e-6"))
+
+
+class _Alarm(BaseException):
+    pass
+
+
+def test_a_long_engine_call_is_interrupted_by_sigalrm_within_10_s():
+    """The engine is a Python loop over short Arb calls, so a SIGALRM budget (the coverage script's, the
+    Python API's callers') ends it promptly: here a call that would run for minutes (eta = 1e-900 at
+    2048 bits, bin budget 10^6) is interrupted 1 s in, and the exception arrives within 10 s."""
+    import signal
+    import time
+
+    def handler(signum, frame):  # noqa: ARG001
+        raise _Alarm()
+
+    old = signal.signal(signal.SIGALRM, handler)
+    start = time.perf_counter()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        with working_precision(2048):
+            try:
+                sgg_delta_enclosure(2, 0, 2, arb("1.52419e-51"), 10, 1, eta="1e-900", max_bins=10**6)
+            except _Alarm:
+                pass
+            else:
+                raise AssertionError("the engine call finished: not a long call")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert time.perf_counter() - start < 10.0

@@ -1418,6 +1418,10 @@ def sgg_delta_enclosure(
 
     history: list[arb] = []
     TAIL = ("tail",)
+    # the cost of a bin grows with the precision (a 2048-bit pass of 20 000 bins took 13 min, r1smg T = 2
+    # at eps = 10 before the fixes of issue 17): above 256 bits the budget shrinks like 1/prec, so every
+    # call of the engine stays bounded (~ a minute at 4096 bits) and a hopeless rung fails fast
+    bin_budget = max_bins if ctx.prec <= 256 else max(2000, max_bins * 256 // ctx.prec)
     while True:
         A, B, lower, upper = assemble()
         width = upper - lower
@@ -1449,7 +1453,7 @@ def sgg_delta_enclosure(
         # not the last: a split can make one child's Taylor model transiently worse than its parent's,
         # e.g. T = 10 at eps = 50 next to the layer around r = s, and that is no stall)
         stalled = len(history) > 6 and not (_arb_min(history[-6:]) < arb("0.7") * _arb_min(history[:-6]))
-        if len(bins) > max_bins or stalled:
+        if len(bins) > bin_budget or stalled:
             err = RadialPrecisionError(
                 f"width {float(width.upper()):.3g} not below the target with {len(bins)} bins at "
                 f"{ctx.prec} bits ({'stalled' if stalled else 'bin budget'})")
