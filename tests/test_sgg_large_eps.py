@@ -190,3 +190,28 @@ def test_a_long_engine_call_is_interrupted_by_sigalrm_within_10_s():
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     assert time.perf_counter() - start < 10.0
+
+
+def test_a_bracket_that_stops_early_claims_no_rtol_and_verifies(monkeypatch, tmp_path):
+    """When the certified bisection stops before rtol (a point next to the answer cannot be compared
+    with delta: SGG T = 3, alpha = 2, p = 1/2 at (50, 1e-30)), the certificate keeps both certified ends
+    but does not claim rtol (it claimed it and failed `certdp verify` as INVALID).  Simulated with the
+    Gaussian: the bracket is asked for rtol = 1e-2 while the user asked 1e-6."""
+    import certdp
+    import certdp.workflows.calibrate as cal
+    from test_certificate_roundtrip import _verify_in_fresh_process
+
+    real = cal.certified_monotone_bracket
+
+    def coarse(*args, **kwargs):
+        kwargs["rtol"] = Fraction(1, 100)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cal, "certified_monotone_bracket", coarse)
+    cert = certdp.calibrate("gaussian", epsilon=1, delta="1e-5", rtol="1e-6")
+    lo, hi = (Fraction(x) for x in cert.interval)
+    assert (hi - lo) / hi > Fraction(1, 10**6)
+    assert "rtol" not in cert.inputs and any("rtol is not claimed" in n for n in cert.extra["notes"])
+    path = tmp_path / "coarse.json"
+    path.write_text(cert.to_json())
+    assert [r["status"] for r in _verify_in_fresh_process([path])] == ["VALID"]

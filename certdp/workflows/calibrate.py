@@ -120,6 +120,12 @@ def _bracket_calibration(cls: Any, epsilon: object, delta: object, rtol: object,
         increasing=cls.profile_increasing, candidate=candidate, rtol=tol,
     )
     method = METHODS["certified-bracket"]
+    notes = list(bracket.notes)
+    if bracket.relative_width > tol:
+        # the bisection stopped early (a point next to the answer could not be compared with delta, e.g.
+        # SGG p < 1 next to its pure-DP boundary at eps = 50): both ends are still certified, rtol is not
+        notes.append(f"relative width {float(bracket.relative_width):.3g} > rtol: rtol is not claimed")
+        tol = None
     return Certificate.for_calibration(
         claim=method.claim(cls), mechanism=cls.name, parameter=cls.parameter, parameters=params,
         epsilon=eps, delta=delta_q, rtol=tol, interval=(bracket.lo, bracket.hi),
@@ -129,7 +135,7 @@ def _bracket_calibration(cls: Any, epsilon: object, delta: object, rtol: object,
         extra={
             "evaluations": bracket.evaluations,
             "delta_enclosure_at_unsafe_end": bracket.delta_at_unsafe.strings(),
-            **({"notes": list(bracket.notes)} if bracket.notes else {}),
+            **({"notes": notes} if notes else {}),
         },
     )
 
