@@ -45,3 +45,21 @@ def test_api_checks_the_domain_too():
 def test_closed_forms_answer_at_extreme_delta():
     cert = certdp.calibrate("uniform", epsilon="1", delta="1e-100000")
     assert str(cert.interval[1]).startswith("5") and str(cert.interval[1]).upper().endswith("E+99999")
+
+
+@pytest.mark.parametrize("name, fixed, eps_ok, eps_refused", [
+    ("r1smg", {"dimension": 2}, "10", "10.5"),           # c1 = -1/2: measured eps = 10 (issue 17), was 3
+    ("r1smg", {"dimension": 3}, "20", "21"),             # c1 = -1: eps <= 20 |c1|
+    ("r1smg", {"dimension": 10}, "50", "51"),            # c1 = -9/2: the sgg/r1smg maximum 50
+    ("sgg", {"dimension": 2, "alpha": 0, "power": 1}, "10", "11"),
+    ("sgg", {"dimension": 2, "alpha": "1/2", "power": 2}, "5", "6"),    # c1 = -1/4: 20 |c1| = 5 > 3
+    ("sgg", {"dimension": 3, "alpha": 1, "power": 3}, "10", "11"),
+    ("sgg", {"dimension": 3, "alpha": "19/10", "power": 3}, "10", "11"),  # the floor 10 (unmeasured before too)
+    ("sgg", {"dimension": 10, "alpha": 4, "power": "3/2"}, "50", "51"),  # c1 = -5/2
+    ("sgg", {"dimension": 3, "alpha": 2, "power": "1/2"}, "50", "51"),   # alpha = T - 1: no singularity
+])
+def test_singular_loss_epsilon_caps(name, fixed, eps_ok, eps_refused):
+    check_domain(name, epsilon=eps_ok, delta="1e-30", **fixed)
+    with pytest.raises(InputError) as err:
+        check_domain(name, epsilon=eps_refused, delta="1e-30", **fixed)
+    assert err.value.parameter == "epsilon"

@@ -165,6 +165,11 @@ def sgg_delta_float(dimension: int, alpha: float, power: float, rate: float, eps
     if not (z_lo > 0 and math.isfinite(z_hi)):
         return None
     edges = np.geomspace(z_lo, z_hi, panels + 1)
+    # panels graded towards r = s (z = s^p), where the loss is singular for alpha < T-1: at large eps
+    # (T = 2) a layer |r/s - 1| ~ e^-eps there carries a finite part of delta, invisible to log panels
+    u = 2.0 ** -np.arange(1.0, 46.0)
+    near = np.concatenate([(s * (1.0 + u)) ** power, (s * (1.0 - u)) ** power])
+    edges = np.unique(np.concatenate([edges, near[(near > z_lo) & (near < z_hi)]]))
     x, wts = np.polynomial.legendre.leggauss(nodes)
     a, b = edges[:-1, None], edges[1:, None]
     z = (0.5 * (b - a) * x[None, :] + 0.5 * (a + b)).ravel()
@@ -174,10 +179,14 @@ def sgg_delta_float(dimension: int, alpha: float, power: float, rate: float, eps
     r = z ** (1.0 / power)
     half = 0.5 * (T - 1.0)
 
+    t = s / r
+    d = 1.0 - t
+
     def phi(w):
         xx = (2.0 * s * w + s * s / r) / r
         with np.errstate(divide="ignore", invalid="ignore"):
-            L = np.log1p(xx)
+            # near w = -1: q / r^2 = (1 - t)^2 + 2 t (1 + w), no cancellation where r ~ s
+            L = np.where(w < -0.5, np.log(d * d + 2.0 * t * (1.0 + w)), np.log1p(xx))
             val = -z * np.expm1(0.5 * power * L)
             if c1 != 0.0:
                 val = val + c1 * L
@@ -234,6 +243,22 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
                                        panels, nodes)
             if b1 is None or b1 == b0:
                 return None
+            pure = epsilon / sensitivity ** power        # pure-DP rate for p <= 1 (loss <= beta s^p)
+            if power <= 1.0 and b0 > pure and b1 > pure:
+                # delta -> 0 at beta = eps / s^p: a power law in beta - beta_pure
+                slope = math.log(1e4) / (math.log(b1 - pure) - math.log(b0 - pure))
+                if slope > 0 and math.isfinite(slope):
+                    x = math.log(b0 - pure) + (log_delta - floor) / slope
+                    return pure + math.exp(x) if x > -700.0 else pure * (1.0 + 1e-15)
+                return None
+            if power > 1.0:
+                # the loss is ~ p r^(p-1) s w for small s: delta ~ exp(-C beta^-g), so log(-log delta)
+                # is linear in log beta (a log-log slope would overshoot towards tiny rates)
+                g = (math.log(-floor) - math.log(-(floor + math.log(1e4)))) / (math.log(b1) - math.log(b0))
+                if g > 0 and math.isfinite(g):
+                    lb = math.log(b0) - (math.log(-log_delta) - math.log(-floor)) / g
+                    if -700.0 < lb < 700.0:
+                        return math.exp(lb)
             slope = math.log(1e4) / (math.log(b1) - math.log(b0))
             if not (slope > 0 and math.isfinite(slope)):
                 return None

@@ -170,6 +170,12 @@ def _run_bracket(p: _PreparedBracket, clock: Stopwatch) -> Certificate:
         first_steps_at_first_rung=p.cheap,
     )
     eps_text, delta_text, tol_text = p.texts
+    notes = bracket.notes
+    if notes and bracket.relative_width > p.tol:
+        # the bisection stopped early (a point next to the answer could not be compared with delta, e.g.
+        # SGG p < 1 next to its pure-DP boundary at eps = 50): both ends are still certified, rtol is not
+        notes = (*notes, f"relative width {float(bracket.relative_width):.3g} > rtol: rtol is not claimed")
+        tol_text = None
     return Certificate.for_calibration(
         claim=p.claim, mechanism=cls.name, parameter=cls.parameter, parameters=p.parameter_texts,
         epsilon=eps_text, delta=delta_text, rtol=tol_text, interval=(bracket.lo, bracket.hi),
@@ -179,7 +185,7 @@ def _run_bracket(p: _PreparedBracket, clock: Stopwatch) -> Certificate:
         extra={
             "evaluations": bracket.evaluations,
             "delta_enclosure_at_unsafe_end": bracket.delta_at_unsafe.strings(),
-            **({"notes": list(bracket.notes)} if bracket.notes else {}),
+            **({"notes": list(notes)} if notes else {}),
         },
         interval_is_canonical=True,
     )

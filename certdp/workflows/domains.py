@@ -46,11 +46,13 @@ DOMAINS: dict[str, Domain] = {
     # monotone privacy loss (1-D GGM): the loss root grows like eps^(1/(p-1))
     "ggm": Domain(_E(100), _E(1, 10**2000), note="root of the privacy-loss equation, incomplete gamma"),
     # radial engine (SGG family): adaptive binning; cost grows fast with eps, 1/delta and T
-    "sgg": Domain(_E(10), _E(1, 10**30), dimension_max=10**4, note="radial engine (seed 003 Lemma 4.1)",
+    "sgg": Domain(_E(50), _E(1, 10**30), dimension_max=10**4,
+                  note="radial engine (seed 003 Lemma 4.1); lower epsilon cap for T-3 < alpha < T-1 (singular_epsilon_max)",
                   bounds=(("power", _E(1, 10), _E(100)),)),
     "l2-laplace": Domain(_E(50), _E(1, 10**300), dimension_max=10**4,
                          note="radial engine, closed-form threshold (docs/coverage.md: every cell <= ~10 s)"),
-    "r1smg": Domain(_E(10), _E(1, 10**30), dimension_max=10**4, note="radial engine"),
+    "r1smg": Domain(_E(50), _E(1, 10**30), dimension_max=10**4,
+                    note="radial engine; epsilon <= 10 (T - 1) for T < 6 (singular_epsilon_max)"),
     # Gaussian mixtures: exact engine (Descartes root isolation + branch and bound over the shift)
     "quasi-gaussian": Domain(_E(50), _E(1, 10**300), note="exact mixture engine"),
     "multi-gaussian": Domain(_E(50), _E(1, 10**300), components_max=50, note="exact mixture engine"),
@@ -74,8 +76,10 @@ def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None
         return
     if mechanism == "sgg" and _closed_form_member(dimension, fixed.get("alpha"), fixed.get("power")):
         domain = DOMAINS["l2-laplace"]  # alpha = T - 1, p in {1, 2}: the radial engine's closed-form threshold
-    elif mechanism in ("sgg", "r1smg") and _planar_singular(dimension, 0 if mechanism == "r1smg" else fixed.get("alpha")):
-        domain = replace(domain, epsilon_max=PLANAR_SINGULAR_EPSILON_MAX)
+    elif mechanism in ("sgg", "r1smg"):
+        cap = singular_epsilon_max(dimension, 0 if mechanism == "r1smg" else fixed.get("alpha"))
+        if cap is not None and cap < domain.epsilon_max:
+            domain = replace(domain, epsilon_max=cap)
     for eps in _values(epsilon, "epsilon"):
         if _below(domain.epsilon_max, eps):
             raise InputError("epsilon", f"{exact_str(eps)} is outside the {_where(mechanism, domain)}")
@@ -100,20 +104,36 @@ def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None
                                            f"{domain.components_max} for {mechanism} (see docs/domains.md)")
 
 
-#: T = 2 with alpha < 1 (R1SMG in the plane, generic SGG with c1 < 0): the loss has a log singularity at
-#: r = s, w = -1 and W is arcsine-distributed (F_W has square-root ends); at large eps delta is carried by
-#: a thin layer next to r = s bounded by two such square-root breakpoints, where the engine's bins are
-#: first order.  Measured (docs/coverage.md): eps = 3 certified in <= 17 s at delta = 1e-30, eps = 10 not
-#: within 30 s.  So the documented domain stops at eps = 3 there.
+#: Before issue 17's large-eps round: T = 2 with alpha < 1 stopped at eps = 3, every other SGG at eps = 10.
+#: Kept as floors of :func:`singular_epsilon_max` (those claims stand; they were measured where stated in
+#: docs/coverage.md).
 PLANAR_SINGULAR_EPSILON_MAX = Fraction(3)
+SINGULAR_EPSILON_FLOOR = Fraction(10)
+#: Largest epsilon for a log-singular loss, per unit of |c1| (c1 = (alpha + 1 - T)/2): eps <= 20 |c1|.
+SINGULAR_EPSILON_PER_C1 = Fraction(20)
 
 
-def _planar_singular(dimension: object, alpha: object) -> bool:
+def singular_epsilon_max(dimension: object, alpha: object) -> Fraction | None:
+    """Epsilon cap of the radial engine when the privacy loss has a log singularity (``-1 < ... c1 < 0``).
+
+    For ``alpha < T - 1`` the loss ``Phi = c1 ln(q / r^2) + ...`` (``c1 = (alpha + 1 - T)/2 < 0``) is
+    singular at ``r = s, w = -1``; at large eps the B side of delta is carried by a layer
+    ``|r/s - 1| <~ e^(-eps / (2 |c1|))`` around ``r = s`` whose bins are doubles.  Measured (issue 17,
+    docs/coverage.md): with ``c1 = -1/2`` (r1smg T = 2, sgg T = 2 alpha = 0, sgg T = 3 alpha = 1) eps = 10
+    is certified in <= 12 s, eps = 20 (layer 2e-9 wide) not within 150 s.  The cap keeps the layer at
+    least as wide as at that measured point: ``eps <= 20 |c1|`` (so 50 from ``c1 <= -5/2``, e.g. R1SMG
+    at T >= 6), but never below the earlier floors (3 for T = 2, 10 otherwise).  ``None``: no
+    singularity (``alpha = T - 1``) or not parseable (the parse layer reports it).
+    """
     try:
         t, a = parse_exact(dimension, "x"), parse_exact(alpha, "x")
     except (InputError, TypeError):
-        return False
-    return t == 2 and a < 1
+        return None
+    c1 = (a + 1 - t) / 2
+    if c1 >= 0:
+        return None
+    floor = PLANAR_SINGULAR_EPSILON_MAX if t == 2 and a < 1 else SINGULAR_EPSILON_FLOOR
+    return max(floor, SINGULAR_EPSILON_PER_C1 * -c1)
 
 
 def _where(mechanism: str, domain: Domain) -> str:
