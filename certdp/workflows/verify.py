@@ -202,8 +202,14 @@ def _check_composed(cert: Certificate, report: _Report) -> None:
     if cert.kind == "composition":
         return compose.check_composition(cert, report.say, recorded, _enclosure, VerifyInvalid)
 
+    # Start at the calibration's own rung (clamped to [64, 8192]): a lattice bound is evaluated at the
+    # ends of the probe's ball, and balls of different radii give valid but not nested enclosures
+    # (~1e-20 relative jitter), so the recorded one is re-proven by the same rung; any rung is sound.
+    first = min(max(int(cert.precision_bits or 0), 64), VERIFY_LADDER[-1])
+    ladder = (first,) + tuple(b for b in VERIFY_LADDER if b > first)
+
     def classify(profile: Callable, t: Fraction, delta: Fraction):
-        decision, enc = classify_point(profile, t, delta, VERIFY_LADDER)
+        decision, enc = classify_point(profile, t, delta, ladder)
         report.recomputed = enc.strings() if enc else report.recomputed
         return decision, enc
     return compose.check_composed_calibration(cert, report.say, classify, recorded, _enclosure, VerifyInvalid,
