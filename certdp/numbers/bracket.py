@@ -23,6 +23,9 @@ until each side is certified, then bisect with Arb until the relative width is
 ``PRECISION_LADDER``; a point that stays undecided at 4096 bits is never used
 as an endpoint. Without a candidate (floats failed), an exponential search
 from ``t = 1`` finds a bracket, then bisection in log space narrows it.
+A probe whose evaluation raises :class:`UndecidedError` (an engine refusing a
+parameter far from the boundary) counts as undecided and the search goes on;
+only if no bracket is found is the calibration UNDECIDED, with that reason.
 """
 
 from __future__ import annotations
@@ -41,7 +44,11 @@ from certdp.numbers.enclosure import Enclosure
 from certdp.numbers.exact import UndecidedError, exact_str, fraction_of_float_repr
 from certdp.numbers.precision import PRECISION_LADDER, decide_on_ladder, working_precision
 
-__all__ = ["Bracket", "certified_monotone_bracket", "classify_point"]
+__all__ = ["Bracket", "certified_monotone_bracket", "classify_point", "MAX_FAILED_PROBES_IN_A_ROW"]
+
+#: The exponential search stops on a side after this many consecutive probes whose evaluation raised
+#: :class:`UndecidedError` (it is walking away into a range the profile cannot evaluate).
+MAX_FAILED_PROBES_IN_A_ROW = 6
 
 #: ``t -> enclosure of delta(t)``: one ball, or a pair ``(lower, upper)`` of balls meaning
 #: ``lower.lower() <= delta(t) <= upper.upper()``. The pair form keeps a lower end that is exact
@@ -201,13 +208,21 @@ def certified_monotone_bracket(
                 unsafe_pt = (t, enc)  # type: ignore[assignment]
 
     seen: dict[Fraction, tuple[Decision, Enclosure | None]] = {}
+    failures: list[str] = []   # reasons of probes whose evaluation raised UndecidedError
 
     def probe_point(point: Fraction) -> Decision:
         if point.numerator <= 0:
             return Decision.UNKNOWN
         if point in seen:  # a decided point is never evaluated twice (each may cost seconds)
             return seen[point][0]
-        decision, enc = search.classify(point)
+        try:
+            decision, enc = search.classify(point)
+        except UndecidedError as exc:
+            # one point the profile cannot evaluate (e.g. outside an engine's range, typically far from
+            # the boundary, met by the exponential search): UNKNOWN there, the search goes on; the
+            # reason is reported if no bracket is found
+            failures.append(str(exc))
+            decision, enc = Decision.UNKNOWN, None
         seen[point] = (decision, enc)
         record(point, decision, enc)
         return decision
@@ -254,16 +269,20 @@ def certified_monotone_bracket(
         factor = Fraction(2)
         t = start
         doublings = 0
-        while missing() and doublings < max_doublings:
+        raised_in_a_row = 0
+        while missing() and doublings < max_doublings and raised_in_a_row < MAX_FAILED_PROBES_IN_A_ROW:
             t = t * factor if sign > 0 else t / factor
+            n_failed = len(failures)
             probe(t, "up" if sign > 0 else "down")
+            raised_in_a_row = raised_in_a_row + 1 if len(failures) > n_failed else 0
             doublings += 1
             if doublings % 8 == 0:
                 factor = factor * factor  # accelerate towards extreme exponents
+    why = f"; last undecided probe: {failures[-1]}" if failures else ""
     if safe_pt is None:
-        raise UndecidedError("could not certify any private parameter value (profile never <= delta)")
+        raise UndecidedError("could not certify any private parameter value (profile never <= delta)" + why)
     if unsafe_pt is None:
-        raise UndecidedError("could not certify any non-private parameter value (profile never > delta)")
+        raise UndecidedError("could not certify any non-private parameter value (profile never > delta)" + why)
 
     notes: list[str] = []
     # Narrowing: secant steps on log delta while they shrink the bracket fourfold (one probe at the
