@@ -301,6 +301,7 @@ def certified_monotone_bracket(
                 continue
         if use_secant:
             guess = _secant_guess(safe_pt, unsafe_pt, Fraction(delta))
+            err_before = _log_miss(safe_pt, unsafe_pt, Fraction(delta))
             use_secant = False
             if guess is not None and a < guess < b:
                 half = rtol * guess / 3
@@ -315,7 +316,8 @@ def certified_monotone_bracket(
                 else:
                     probe(guess, "up")
                 new_a, new_b = sorted((safe_pt[0], unsafe_pt[0]))
-                use_secant = (new_b - new_a) < (b - a) / 4
+                use_secant = (new_b - new_a) < (b - a) / 4 or _secant_converging(
+                    err_before, safe_pt, unsafe_pt, Fraction(delta))
                 continue
         if b / a > 4:
             mid = _geometric_mean(a, b)
@@ -380,12 +382,55 @@ def _secant_guess(safe_pt: tuple[Fraction, Enclosure], unsafe_pt: tuple[Fraction
         l0 = math.log(m0.numerator) - math.log(m0.denominator)
         l1 = math.log(m1.numerator) - math.log(m1.denominator)
         ld = math.log(delta.numerator) - math.log(delta.denominator)
+        if ld < _TINY_LOG_DELTA and l0 < 0 and l1 < 0:
+            # tiny delta: ln(-ln delta) is nearly linear in ln t for the profiles met there (Gaussian-
+            # like -ln delta ~ c t^-g, power laws delta ~ c t^k), where ln delta against t is curved
+            # enough that a one-sided secant crawled (21 probes for one SGG p = 8 cell at 1e-100)
+            u0, u1, ud = math.log(-l0), math.log(-l1), math.log(-ld)
+            frac = (u0 - ud) / (u0 - u1)
+            if not 0.0 < frac < 1.0:
+                return None
+            ratio = float(t1 / t0)
+            return t0 * Fraction(ratio ** frac)
         frac = (l0 - ld) / (l0 - l1)
         if not 0.0 < frac < 1.0:
             return None
         return t0 + (t1 - t0) * Fraction(frac)
     except (ValueError, ZeroDivisionError, OverflowError):
         return None
+
+
+#: Below ``delta = e^-69 ~ 1e-30`` the secant interpolates ``ln(-ln delta)`` in ``ln t`` (a guess only).
+_TINY_LOG_DELTA = -69.0
+
+
+def _log_miss(safe_pt, unsafe_pt, delta: Fraction) -> float | None:
+    """Tiny delta only: how far (in ``|ln delta(end) - ln delta|``, floats) the nearer bracket end is from
+    the target; ``None`` otherwise."""
+    import math
+
+    try:
+        ld = math.log(delta.numerator) - math.log(delta.denominator)
+        if not ld < _TINY_LOG_DELTA:
+            return None
+        misses = []
+        for (_, enc), use_upper in ((safe_pt, True), (unsafe_pt, False)):
+            m = enc.upper if use_upper else enc.lower
+            if m <= 0:
+                return None
+            misses.append(abs(math.log(m.numerator) - math.log(m.denominator) - ld))
+        return min(misses)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+
+
+def _secant_converging(err_before: float | None, safe_pt, unsafe_pt, delta: Fraction) -> bool:
+    """At tiny delta, keep the secant while each probe lands 4 times closer to the target (in log delta)
+    even if it did not shrink the bracket fourfold (the far end stays where the walk left it)."""
+    if err_before is None:
+        return False
+    err_after = _log_miss(safe_pt, unsafe_pt, delta)
+    return err_after is not None and err_after < err_before / 4
 
 
 def _extrapolated_guess(points: list[tuple[Fraction, Enclosure]], delta: Fraction, direction: int,
