@@ -453,6 +453,13 @@ def _extrapolated_guess(points: list[tuple[Fraction, Enclosure]], delta: Fractio
         l0 = math.log(m0.numerator) - math.log(m0.denominator)
         l1 = math.log(m1.numerator) - math.log(m1.denominator)
         ld = math.log(delta.numerator) - math.log(delta.denominator)
+        if ld < _TINY_LOG_DELTA and l0 < 0 and l1 < 0:
+            # tiny delta: ln(-ln delta) linear in ln t, as in :func:`_secant_guess`
+            u0, u1, ud = math.log(-l0), math.log(-l1), math.log(-ld)
+            frac = (ud - u0) / (u1 - u0)
+            if not (frac > 1.0 and math.isfinite(frac)):
+                return None
+            return t0 * Fraction(float(t1 / t0) ** frac)
         frac = (ld - l0) / (l1 - l0)
         if not (frac > 1.0 and math.isfinite(frac)):
             return None
