@@ -294,6 +294,9 @@ class SGGRadialProblem:
         self.f_s = float(self.s.mid())
         self.f_k = float(self.k.mid())
         self.f_log_s = float(self.s.log().mid()) if self.s > 0 else -math.inf
+        # s^2 / r in the float Phi underflows for s below ~1e-150 (e.g. l2-type losses at delta ~ 1e-300,
+        # s ~ z_s ~ 5e-300): then every float guess runs on ln z (:meth:`_phi_float_log`)
+        self.f_log_path = not (1e-140 < self.f_s < 1e140)
 
     # -- explicit threshold when c1 = 0 (alpha = T - 1) -----------------------------
     def w_explicit(self, z, y: arb):
@@ -445,9 +448,11 @@ class SGGRadialProblem:
     def phi_float(self, z, w: float) -> float:
         """float ``Phi(z, w)`` (a guess); ``z`` a float or an exact arb edge (any exponent: then on ``ln z``)."""
         if isinstance(z, arb):
-            if not _in_double_range(z):
+            if self.f_log_path or not _in_double_range(z):
                 return self._phi_float_log(_log_edge(z), w)
             z = float(z.mid())
+        elif self.f_log_path and z > 0:
+            return self._phi_float_log(math.log(z), w)
         s, p = self.f_s, self.f_p
         r = z ** (1.0 / p)
         x = (2 * s * w + s * s / r) / r
