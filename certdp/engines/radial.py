@@ -58,12 +58,19 @@ How the enclosure is made rigorous (what differs from the paper's Alg. 1-3)
   ``r^p - q^(p/2)`` to the dependency problem.
 * Bins are split (geometrically near 0, else at the midpoint) where the
   enclosure is widest until ``width(A) + e^eps width(B) <= eta``.
+* Bin edges are exact Arb points with a 53-bit mantissa and *any* exponent (not doubles): at tiny
+  delta the loss lives at ``z ~ z_s = beta s^p`` far below the doubles (R1SMG at delta = 1e-300:
+  ``z_s ~ 1e-600``).  Inside ``2^+-1000`` the split points and breakpoint scan are the float
+  heuristics as before; beyond, the same rules run in Arb / on ``ln z``, and the float guesses of
+  ``Phi`` and ``w*`` are formed from ``s / r = exp(ln s - ln z / p)``.  The first bin ``[0, z_1]``
+  (``z_1 >= 2^-64 z_s``) is decided exactly where ``w*`` is certified constant on it
+  (:meth:`SGGRadialProblem._bin_at_zero`).
 
 Guarantee: :func:`sgg_delta_enclosure` returns ``lower <= delta*(eps) <= upper``
 for every point of the input balls, with ``upper - lower <= eta`` unless it
 raises :class:`RadialPrecisionError` (the caller escalates precision).
 Everything that decides a privacy inequality is an Arb ball; floats only pick
-bin endpoints, ``z_max`` and Newton starting points.
+bin endpoints (rounded to exact points), ``z_max`` and Newton starting points.
 """
 
 from __future__ import annotations
