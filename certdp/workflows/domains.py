@@ -111,9 +111,10 @@ PLANAR_SINGULAR_EPSILON_MAX = Fraction(3)
 
 
 #: alpha = T - 1 with p < 1: the loss is bounded by beta s^p (pure DP above it) and a tiny delta is the mass
-#: of a neighbourhood of x = -mu (r = s, w = -1) whose relative size shrinks with delta; bin edges carry 53
-#: bits, so they cannot resolve it below delta ~ 1e-30..1e-100 (measured: T = 3, p = 1/2 certified at
-#: delta = 1e-30, not at 1e-100; docs/coverage.md).  The documented domain keeps delta >= 1e-30 there.
+#: of a neighbourhood of x = -mu (r = s, w = -1, the cusp of |x + mu|^p).  Measured (T = 3, p = 1/2, eps = 1):
+#: certified at delta = 1e-30; at 1e-100 the engine's width stalls at ~2e-28 (absolute) on bins ~1e-9 wide
+#: (relative) around z = z_s, on every rung (cause not analysed further; docs/sgg.md "Tiny delta").  The
+#: documented domain keeps delta >= 1e-30 there.
 BOUNDED_LOSS_DELTA_MIN = Fraction(1, 10**30)
 
 
