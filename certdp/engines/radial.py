@@ -64,7 +64,8 @@ How the enclosure is made rigorous (what differs from the paper's Alg. 1-3)
   heuristics as before; beyond, the same rules run in Arb / on ``ln z``, and the float guesses of
   ``Phi`` and ``w*`` are formed from ``s / r = exp(ln s - ln z / p)``.  The first bin ``[0, z_1]``
   (``z_1 >= 2^-64 z_s``) is decided exactly where ``w*`` is certified constant on it
-  (:meth:`SGGRadialProblem._bin_at_zero`).
+  (:meth:`SGGRadialProblem._bin_at_zero`) -- only where ``z_1`` would have fallen below the old floor
+  ``1e-300``; elsewhere the first edge and ``[0, mass]`` are as before (unchanged results).
 
 Guarantee: :func:`sgg_delta_enclosure` returns ``lower <= delta*(eps) <= upper``
 for every point of the input balls, with ``upper - lower <= eta`` unless it
@@ -157,6 +158,10 @@ Z_SCALE_MIN = arb(2) ** Z_SCALE_MIN_LOG2
 _DOUBLE_EDGE_LOG2 = 1000
 _DOUBLE_LO = arb(2) ** -_DOUBLE_EDGE_LOG2
 _DOUBLE_HI = arb(2) ** _DOUBLE_EDGE_LOG2
+
+
+#: ``ln 1e-300``: the old floor of the first bin edge; above it the first edge is placed as before.
+_LOG_OLD_FLOOR = math.log(1e-300)
 
 
 def _in_double_range(z: arb) -> bool:
@@ -304,6 +309,9 @@ class SGGRadialProblem:
         # s^2 / r in the float Phi underflows for s below ~1e-150 (e.g. l2-type losses at delta ~ 1e-300,
         # s ~ z_s ~ 5e-300): then every float guess runs on ln z (:meth:`_phi_float_log`)
         self.f_log_path = not (1e-140 < self.f_s < 1e140)
+        # the first bin [0, z_1] decided exactly (:meth:`_bin_at_zero`); set by the engine where z_1 would
+        # have been below the old floor 1e-300 (elsewhere [0, mass] as always: unchanged results)
+        self.exact_zero_bin = False
 
     # -- explicit threshold when c1 = 0 (alpha = T - 1) -----------------------------
     def w_explicit(self, z, y: arb):
@@ -668,7 +676,9 @@ class SGGRadialProblem:
         if self.c1_is_zero and zl > 0:
             return self._bin_explicit(zl, zu, zball, y, minus, order)
         if not (zl > 0):
-            return self._bin_at_zero(zu, y, minus)
+            if self.exact_zero_bin:
+                return self._bin_at_zero(zu, y, minus)
+            return arb(0).union(self._mass(zl, zu)), "monotone"
         wfl = self.wstar_float(zl, float(y.mid()))
         wfu = self.wstar_float(zu, float(y.mid()))
         # constant bins
@@ -1110,6 +1120,18 @@ def _log_gamma_lower_quantile(k: float, log_target: float) -> float:
     return (log_target + math.lgamma(k + 1.0)) / k
 
 
+def _gamma_lower_quantile_float(k: float, log_target: float) -> float:
+    """The first bin edge as a double, as placed before edges could leave the doubles (``>= 1e-300``)."""
+    from scipy.special import gammaincinv
+
+    if log_target > -700.0:
+        z = float(gammaincinv(k, math.exp(log_target)))
+        if math.isfinite(z) and z > 0:
+            return z
+    lz = (log_target + math.lgamma(k + 1.0)) / k
+    return max(math.exp(lz), 1e-300) if lz > -690.0 else 1e-300
+
+
 def _breakpoints(prob: SGGRadialProblem, y: float, z_lo: arb, z_hi: arb, n: int = 400) -> list[arb]:
     """Points (exact edges) where ``w*(., y)`` enters or leaves ``-1`` / ``+1`` (bin edges only).
 
@@ -1309,8 +1331,13 @@ def sgg_delta_enclosure(
     # [0, z_first] is then decided exactly by :meth:`SGGRadialProblem._bin_at_zero` in most cases, and
     # the doubling grid from z_first up stays short); edges are exact points of any exponent
     lz_s = _log_edge(z_s)
-    lz_first = max(_log_gamma_lower_quantile(k, min(log_tail, math.log(1e-3))), lz_s - 64 * math.log(2.0))
-    z_first = _edge_of_log(lz_first)
+    lz_first = _log_gamma_lower_quantile(k, min(log_tail, math.log(1e-3)))
+    if lz_first >= _LOG_OLD_FLOOR:
+        # as always (results in the usual regime are bit-for-bit unchanged)
+        z_first = arb(_gamma_lower_quantile_float(k, min(log_tail, math.log(1e-3))))
+    else:
+        prob.exact_zero_bin = True
+        z_first = _edge_of_log(max(lz_first, lz_s - 64 * math.log(2.0)))
     if not (z_first < z_max / 4):
         z_first = z_max / 4
     bp_set = {}
@@ -1423,7 +1450,11 @@ def sgg_delta_enclosure(
         for key in to_split:
             if key == TAIL:
                 z_old = zmax[0]
-                z_new = _round_edge(z_old + (z_old / 4 if z_old > 32 else arb(8)))
+                if _in_double_range(z_old):
+                    zf = float(z_old.mid())
+                    z_new = arb(zf + max(8.0, 0.25 * zf))
+                else:
+                    z_new = _round_edge(z_old + (z_old / 4 if z_old > 32 else arb(8)))
                 bins[(z_old, z_new)] = evaluate(z_old, z_new)
                 zmax[0] = z_new
                 tau[0] = z_new.gamma_upper(prob.k, regularized=1)
