@@ -135,6 +135,20 @@ CORNERS = (
      "rtol='1e-6')"),
     ("workflow calibrate r1smg T=1000 eps=50 delta=1e-300 (outside the domain)",
      "workflow_calibrate('r1smg', dimension=1000, epsilon=50, delta='1e-300', sensitivity=1, rtol='1e-6')"),
+    # tiny delta (branch raddelta; docs/coverage.md "Tiny delta")
+    ("calibrate sgg T=2 alpha=1 p=2 eps=50 delta=1e-300",
+     "calibrate('sgg', dimension=2, alpha=1, power=2, epsilon=50, delta='1e-300', sensitivity=1, rtol='1e-6')"),
+    ("calibrate r1smg T=10 eps=1 delta=1e-300",
+     "calibrate('r1smg', dimension=10, epsilon=1, delta='1e-300', sensitivity=1, rtol='1e-6')"),
+    ("calibrate r1smg T=1000 eps=10 delta=1e-300",
+     "calibrate('r1smg', dimension=1000, epsilon=10, delta='1e-300', sensitivity=1, rtol='1e-6')"),
+    ("calibrate sgg T=2 alpha=0 p=1 eps=1 delta=1e-300",
+     "calibrate('sgg', dimension=2, alpha=0, power=1, epsilon=1, delta='1e-300', sensitivity=1, rtol='1e-6')"),
+    ("calibrate sgg T=2 alpha=1 p=3/2 eps=0.01 delta=1e-300",
+     "calibrate('sgg', dimension=2, alpha=1, power='3/2', epsilon='0.01', delta='1e-300', sensitivity=1, "
+     "rtol='1e-6')"),
+    ("calibrate sgg T=10 alpha=9 p=8 eps=1 delta=1e-100",
+     "calibrate('sgg', dimension=10, alpha=9, power=8, epsilon=1, delta='1e-100', sensitivity=1, rtol='1e-6')"),
 )
 
 

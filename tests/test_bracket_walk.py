@@ -51,3 +51,43 @@ def test_power_law_profile_regula_falsi_case():
         root = mp.mpf(10) ** (mp.mpf(-12) / 8)
         b = _run(lambda t: t ** 8, delta, root, float(root) * 1.02, increasing=True)
     assert b.evaluations <= 12
+
+
+def test_a_probe_that_raises_far_from_the_root_does_not_end_the_calibration():
+    """delta(t) = exp(-t) with an engine that refuses every t below 3 (as the radial engine refused rates
+    below its range): a candidate far below the root sends the walk into the refused range first; the
+    refused probes count as undecided, the search goes on and the bracket still contains the root."""
+    from certdp.numbers import UndecidedError
+
+    delta = Fraction(1, 10**5)
+    refused = []
+
+    def profile(t: arb) -> arb:
+        if t < 3:
+            refused.append(t)
+            raise UndecidedError("synthetic engine: parameter outside its range")
+        return (-t).exp()
+
+    with mp.workdps(40):
+        root = mp.log(10**5)
+    bracket = certified_monotone_bracket(profile, delta, increasing=False, candidate=2.0,
+                                         rtol=Fraction(1, 10**6))
+    assert refused, "the walk was expected to probe the refused range"
+    lo, hi = mp.mpf(str(bracket.lo)), mp.mpf(str(bracket.hi))
+    assert lo < root < hi
+    assert bracket.relative_width <= Fraction(1, 10**6)
+
+
+def test_a_profile_refused_everywhere_on_one_side_ends_undecided_with_the_reason():
+    """Refusals on the whole safe side: the exponential search stops after a few refused probes in a
+    row (no walk to absurd exponents) and the UndecidedError carries the engine's reason."""
+    from certdp.numbers import UndecidedError
+
+    def profile(t: arb) -> arb:
+        if t > 5:
+            raise UndecidedError("synthetic engine: parameter outside its range")
+        return (-t).exp()
+
+    with pytest.raises(UndecidedError, match="synthetic engine"):
+        certified_monotone_bracket(profile, Fraction(1, 10**5), increasing=False, candidate=4.0,
+                                   rtol=Fraction(1, 10**6))

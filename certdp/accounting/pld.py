@@ -36,13 +36,13 @@ from typing import Callable
 from flint import arb, arb_poly, fmpz, fmpz_poly
 
 from certdp.numbers import UndecidedError, arb_of, round_decimal, working_precision
-from certdp.numbers.deadline import check_deadline
+from certdp.numbers.deadline import ResourceExhausted, check_deadline
 
 __all__ = ["LatticePLD", "convolve", "power", "compose_all", "identity", "WorkLimitExceeded", "work_budget",
            "check_budget", "charge", "budget_active"]
 
 
-class WorkLimitExceeded(UndecidedError):
+class WorkLimitExceeded(ResourceExhausted):
     """The lattice computation would exceed its work budget (a verifier's limit): nothing is decided."""
 
 

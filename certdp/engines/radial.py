@@ -58,12 +58,20 @@ How the enclosure is made rigorous (what differs from the paper's Alg. 1-3)
   ``r^p - q^(p/2)`` to the dependency problem.
 * Bins are split (geometrically near 0, else at the midpoint) where the
   enclosure is widest until ``width(A) + e^eps width(B) <= eta``.
+* Bin edges are exact Arb points with a 53-bit mantissa and *any* exponent (not doubles): at tiny
+  delta the loss lives at ``z ~ z_s = beta s^p`` far below the doubles (R1SMG at delta = 1e-300:
+  ``z_s ~ 1e-600``).  Inside ``2^+-1000`` the split points and breakpoint scan are the float
+  heuristics as before; beyond, the same rules run in Arb / on ``ln z``, and the float guesses of
+  ``Phi`` and ``w*`` are formed from ``s / r = exp(ln s - ln z / p)``.  The first bin ``[0, z_1]``
+  (``z_1 >= 2^-64 z_s``) is decided exactly where ``w*`` is certified constant on it
+  (:meth:`SGGRadialProblem._bin_at_zero`) -- only where ``z_1`` would have fallen below the old floor
+  ``1e-300``; elsewhere the first edge and ``[0, mass]`` are as before (unchanged results).
 
 Guarantee: :func:`sgg_delta_enclosure` returns ``lower <= delta*(eps) <= upper``
 for every point of the input balls, with ``upper - lower <= eta`` unless it
 raises :class:`RadialPrecisionError` (the caller escalates precision).
 Everything that decides a privacy inequality is an Arb ball; floats only pick
-bin endpoints, ``z_max`` and Newton starting points.
+bin endpoints (rounded to exact points), ``z_max`` and Newton starting points.
 """
 
 from __future__ import annotations
@@ -131,17 +139,64 @@ class RadialPrecisionError(ArithmeticError):
 
 
 class RadialRangeError(RadialPrecisionError):
-    """The profile's mass sits at ``z`` below what double bin edges can place: no precision helps.
+    """The profile's mass sits at ``z`` below what the engine's bin edges and float guesses can place.
 
-    Bin edges are doubles (exact Arb points); where ``z_s = beta s^p`` (``r = s``, the scale of the
-    privacy loss) is below :data:`Z_SCALE_MIN` the engine cannot resolve the bins that carry delta
-    (e.g. R1SMG, ``k = 1/2``, at delta ~ 1e-300: ``z_s ~ 1e-600``).  Raised up front, in microseconds.
+    Bin edges are exact Arb points with a 53-bit mantissa and an arbitrary exponent (the float
+    guesses next to them work with ``ln z``), so the only limit is :data:`Z_SCALE_MIN` on
+    ``z_s = beta s^p`` (``r = s``, the scale of the privacy loss), far below any supported delta
+    (R1SMG at delta ~ 1e-300 has ``z_s ~ 1e-600``).  Raised up front, in microseconds.
     """
 
 
-#: Smallest ``z_s = beta s^p`` the engine accepts (2^-800 ~ 1.5e-241; bins are graded down to
-#: ~1e-16 z_s and the doubles end at ~1e-308).
-Z_SCALE_MIN = 2.0 ** -800
+#: ``log2`` of the smallest ``z_s = beta s^p`` the engine accepts: ``ln z`` must stay a modest double
+#: for the float guesses (2^-10^6 ~ 1e-301030, i.e. R1SMG delta ~ 1e-150000).
+Z_SCALE_MIN_LOG2 = -10**6
+#: The same bound as an exact Arb point (``2^Z_SCALE_MIN_LOG2``).
+Z_SCALE_MIN = arb(2) ** Z_SCALE_MIN_LOG2
+#: Edges ``z`` with ``2^-_DOUBLE_EDGE_LOG2 < z < 2^_DOUBLE_EDGE_LOG2`` (or ``z = 0``) keep the original
+#: float heuristics (split points, breakpoint scan); outside that range they run on ``ln z``.
+_DOUBLE_EDGE_LOG2 = 1000
+_DOUBLE_LO = arb(2) ** -_DOUBLE_EDGE_LOG2
+_DOUBLE_HI = arb(2) ** _DOUBLE_EDGE_LOG2
+
+
+#: ``ln 1e-300``: the old floor of the first bin edge; above it the first edge is placed as before.
+_LOG_OLD_FLOOR = math.log(1e-300)
+
+
+def _in_double_range(z: arb) -> bool:
+    """Is the exact edge ``z`` (``>= 0``) a comfortable double (``0`` or within ``2^+-1000``)?"""
+    return z == 0 or (_DOUBLE_LO < z < _DOUBLE_HI)
+
+
+def _round_edge(x: arb) -> arb:
+    """An exact point near ``x > 0`` with a 53-bit mantissa and any exponent (a bin edge)."""
+    old = ctx.prec
+    ctx.prec = 53
+    try:
+        return (x.mid() * 1).mid()
+    finally:
+        ctx.prec = old
+
+
+def _edge_of_log(lz: float) -> arb:
+    """The bin edge ``~ e^lz`` (exact point); the plain double where ``e^lz`` is a normal double."""
+    if -690.0 < lz < 690.0:
+        return arb(math.exp(lz))
+    return _round_edge(arb(repr(lz)).exp())
+
+
+def _log_edge(z: arb) -> float:
+    """float ``ln z`` of an edge ``z > 0`` (any exponent)."""
+    if _DOUBLE_LO < z < _DOUBLE_HI:
+        return math.log(float(z.mid()))
+    return float(z.mid().log().mid())
+
+
+def _edge_key(z: arb) -> tuple[int, int]:
+    """Hashable exact value of a point ``z`` (the cache key of the incomplete gamma)."""
+    m, e = z.mid().man_exp()
+    return int(m), int(e)
 
 
 def _union(a: arb, b: arb) -> arb:
@@ -255,6 +310,13 @@ class SGGRadialProblem:
         self.f_p = float(self.p.mid())
         self.f_s = float(self.s.mid())
         self.f_k = float(self.k.mid())
+        self.f_log_s = float(self.s.log().mid()) if self.s > 0 else -math.inf
+        # s^2 / r in the float Phi underflows for s below ~1e-150 (e.g. l2-type losses at delta ~ 1e-300,
+        # s ~ z_s ~ 5e-300): then every float guess runs on ln z (:meth:`_phi_float_log`)
+        self.f_log_path = not (1e-140 < self.f_s < 1e140)
+        # the first bin [0, z_1] decided exactly (:meth:`_bin_at_zero`); set by the engine where z_1 would
+        # have been below the old floor 1e-300 (elsewhere [0, mass] as always: unchanged results)
+        self.exact_zero_bin = False
 
     # -- explicit threshold when c1 = 0 (alpha = T - 1) -----------------------------
     def w_explicit(self, z, y: arb):
@@ -403,7 +465,14 @@ class SGGRadialProblem:
         return self.p == 2 and self.p.rad() == 0
 
     # float version for starting points
-    def phi_float(self, z: float, w: float) -> float:
+    def phi_float(self, z, w: float) -> float:
+        """float ``Phi(z, w)`` (a guess); ``z`` a float or an exact arb edge (any exponent: then on ``ln z``)."""
+        if isinstance(z, arb):
+            if self.f_log_path or not _in_double_range(z):
+                return self._phi_float_log(_log_edge(z), w)
+            z = float(z.mid())
+        elif self.f_log_path and z > 0:
+            return self._phi_float_log(math.log(z), w)
         if w < -0.5:
             return self.phi_float_end(z, 1.0 + w, -1)
         s, p = self.f_s, self.f_p
@@ -413,6 +482,19 @@ class SGGRadialProblem:
             return math.inf if self.f_c1 < 0 else -z * math.expm1(-math.inf)
         L = math.log1p(x)
         return self.f_c1 * L - z * math.expm1(0.5 * p * L)
+
+    def _phi_float_log(self, lz: float, w: float) -> float:
+        """float ``Phi`` at ``z = e^lz`` for ``z`` beyond the doubles: ``s / r = exp(ln s - lz/p)`` is of
+        order one where the loss lives, and ``q^(p/2) - r^p = z expm1(p L / 2)`` is formed in log space."""
+        p = self.f_p
+        t = math.exp(min(self.f_log_s - lz / p, 700.0))       # s / r
+        x = 2.0 * t * w + t * t
+        if x <= -1.0:
+            return math.inf if self.f_c1 < 0 else math.exp(min(lz, 700.0))
+        L = math.log1p(x)
+        e = math.expm1(min(0.5 * p * L, 700.0))
+        zterm = 0.0 if e == 0 else math.copysign(math.exp(min(lz + math.log(abs(e)), 700.0)), e)
+        return self.f_c1 * L - zterm
 
     def phi_float_end(self, z: float, v: float, side: int) -> float:
         """float ``Phi(r, w)`` at ``w = -1 + v`` (``side = -1``) or ``w = 1 - v`` (``side = +1``), with
@@ -431,14 +513,43 @@ class SGGRadialProblem:
         L = math.log(qr)
         return self.f_c1 * L - z * math.expm1(0.5 * p * L)
 
-    def wstar_float(self, z: float, y: float) -> float:
+    def _wstar_bisect(self, z, y: float) -> float:
+        """Float estimate of ``w*(r, y)`` by bisection on :meth:`phi_float` (any ``z``: float or exact arb
+        edge of any exponent); used where :meth:`phi_float_end` cannot be formed (``z`` or ``s`` beyond
+        the doubles).  A starting point only."""
+        f_hi = self.phi_float(z, 1.0)
+        if f_hi >= y:
+            return 1.0
+        f_lo = self.phi_float(z, -1.0)
+        if f_lo <= y:
+            return -1.0
+        a, b = -1.0, 1.0
+        for _ in range(200):
+            m = 0.5 * (a + b)
+            if self.phi_float(z, m) >= y:
+                a = m
+            else:
+                b = m
+            if b - a < 1e-15:
+                break
+        return 0.5 * (a + b)
+
+    def wstar_float(self, z, y: float) -> float:
         """Float estimate of ``w*(r, y)`` (bisection + secant; starting point only)."""
         return self.wstar_guess(z, y)[0]
 
-    def wstar_guess(self, z: float, y: float) -> tuple[float, float, float]:
+    def wstar_guess(self, z, y: float) -> tuple[float, float, float]:
         """Float estimate ``(w, 1 + w, 1 - w)`` of ``w*(r, y)``, the distance to the nearer end ``+-1``
         accurate to float *relative* precision (bisection in ``log v`` on :meth:`phi_float_end`).
-        ``(1, 2, 0)`` / ``(-1, 0, 2)`` when ``w*`` is clamped.  A starting point only."""
+        ``(1, 2, 0)`` / ``(-1, 0, 2)`` when ``w*`` is clamped.  A starting point only.  ``z`` a float or
+        an exact arb edge; beyond the doubles (or ``s`` beyond them) the plain bisection on ``ln z``
+        (:meth:`_wstar_bisect`, end distance only to absolute float precision)."""
+        if isinstance(z, arb):
+            if self.f_log_path or not _in_double_range(z):
+                return _as_guess(self._wstar_bisect(z, y))
+            z = float(z.mid())
+        elif self.f_log_path:
+            return _as_guess(self._wstar_bisect(z, y))
         try:
             if self.phi_float(z, 1.0) >= y:
                 return 1.0, 2.0, 0.0
@@ -673,15 +784,15 @@ class SGGRadialProblem:
         ``G = 1 - F_W(w*(., y))`` if ``minus`` else ``F_W(w*(., y))``.
         """
         zball = _union(zl, zu)
-        fl, fu = float(zl.mid()), float(zu.mid())
         mass = None
-        if self.c1_is_zero and fl > 0.0:
+        if self.c1_is_zero and zl > 0:
             return self._bin_explicit(zl, zu, zball, y, minus, order)
-        if fl <= 0.0:
-            mass = self._mass(zl, zu)
-            return arb(0).union(mass), "monotone"
-        gl = self.wstar_guess(fl, float(y.mid()))
-        gu = self.wstar_guess(fu, float(y.mid()))
+        if not (zl > 0):
+            if self.exact_zero_bin:
+                return self._bin_at_zero(zu, y, minus)
+            return arb(0).union(self._mass(zl, zu)), "monotone"
+        gl = self.wstar_guess(zl, float(y.mid()))
+        gu = self.wstar_guess(zu, float(y.mid()))
         # constant bins
         if gl[2] == 0.0 and gu[2] == 0.0 and self.phi_on_bin(zball, arb(1)) > y:
             mass = self._mass(zl, zu)
@@ -706,6 +817,37 @@ class SGGRadialProblem:
             if taylor.rad() < mono.rad():
                 return taylor, "taylor"
         return mono, "monotone"
+
+    def _bin_at_zero(self, zu: arb, y: arb, minus: bool):
+        """The bin ``[0, zu]`` (``r`` down to 0, where ``s / r`` is unbounded): constant when certified.
+
+        Bounds of ``Phi(r, w)`` over ``0 < r <= r_u = zu^(1/p)`` and all ``w`` (``Phi`` decreases in ``w``):
+
+        * ``c1 = 0``: ``Phi = z - q^(p/2)`` with ``(r - s)^2 <= q <= (r + s)^2``, so
+          ``Phi >= r^p - (r + s)^p >= -(r_u + s)^p`` and ``Phi <= r^p - (s - r)^p <= zu - (s - r_u)^p``
+          (``r_u < s``; the map is increasing in ``r``), else ``Phi <= z <= zu``;
+        * ``c1 < 0``, ``r_u < s / 2``: ``Phi(r, -1) = 2 c1 ln(s/r - 1) - ((s - r)^p - r^p)`` and
+          ``(s - r)^p >= (s/2)^p >= r^p``, so ``Phi <= 2 c1 ln(s/r_u - 1)`` (``ln`` decreases in ``r``).
+
+        If the lower bound is ``> y`` then ``w* = 1`` on the bin, if the upper bound is ``< y`` then
+        ``w* = -1``: the contribution is the bin's mass times ``G`` in ``{0, 1}`` (exact 0 or the mass).
+        Otherwise ``[0, mass]``.  Without this, the first bin's ``[0, mass]`` was a floor on the width
+        (k = 1: mass ~ zu, e.g. ``(1 + e^50) 8e-322 ~ 4e-300`` at the smallest double ``zu``).
+        """
+        mass = self._mass(arb(0), zu)
+        s = self.s
+        ru = zu if self._p_is_one() else zu ** (1 / self.p)
+        lo = hi = None
+        if self.c1_is_zero:
+            lo = -((ru + s) ** self.p)
+            hi = zu - (s - ru) ** self.p if ru < s else zu
+        elif ru < s / 2:
+            hi = 2 * self.c1 * (s / ru - 1).log()
+        if lo is not None and _finite(lo) and lo > y:          # w* = 1: G = F_W(1) = 1 (B) or 0 (A)
+            return (arb(0) if minus else mass), "constant"
+        if hi is not None and _finite(hi) and hi < y:          # w* = -1: G = 0 (B) or 1 (A)
+            return (mass if minus else arb(0)), "constant"
+        return arb(0).union(mass), "monotone"
 
     def _bin_explicit(self, zl, zu, zball, y, minus, order):
         """One bin for ``c1 = 0`` with the closed-form threshold (:meth:`w_explicit`)."""
@@ -937,7 +1079,7 @@ class SGGRadialProblem:
         """``Q(k, z)`` (``upper``) or ``P(k, z)`` at the current precision, cached per bin edge
         (neighbouring bins and the A / B sides share edges; Arb's incomplete gamma is the costly
         part of a bin for large ``k``)."""
-        key = (float(z.mid()), upper, ctx.prec)
+        key = (_edge_key(z), upper, ctx.prec)
         val = self._gamma_cache.get(key)
         if val is None or z.rad() != 0:
             if self.k_int is not None and z >= 0:
@@ -954,7 +1096,7 @@ class SGGRadialProblem:
         half, zm = _exact_half_and_centre(zl, zu)
         assert half.rad() == 0 and zm.rad() == 0
         zball = _union(zl, zu)
-        gmid = self.wstar_guess(float(zm.mid()), float(y.mid()))
+        gmid = self.wstar_guess(zm, float(y.mid()))
         w0 = self.certified_point_wstar(zm, y, gmid)
         if w0 is None:
             return None
@@ -1147,21 +1289,34 @@ def _shifted_point(g, pad: float):
     return c
 
 
-def _initial_edges(k: float, z_first: float, z_max: float, n_quant: int = 24) -> list[float]:
-    """Bin edges: geometric near 0 (ratio 2), quantiles of Gamma(k) in the bulk."""
+def _initial_edges(k: float, z_first: arb, z_max: arb, z_s: arb, n_quant: int = 24) -> list[arb]:
+    """Bin edges (exact points): geometric near 0 (ratio 2), quantiles of Gamma(k) in the bulk.
+
+    Where ``z_s = beta s^p`` is below the doubles (R1SMG at tiny delta: ``z_s ~ 1e-600``) the edges
+    start near ``z_s`` and the stretch between ``2^48 z_s`` and ``2^-48`` (where ``|Phi| ~ (s/r)`` is
+    negligible and the bins are constant) is crossed with ratio ``2^20`` (a bin as one Arb ball must
+    stay positive: the radius carries 30 bits); the engine splits further
+    where a bin is wide."""
     from scipy.special import gammaincinv
 
-    edges = {0.0, z_first, z_max}
+    edges: dict = {}
+    for z in (arb(0), z_first, z_max):
+        edges[_edge_key(z)] = z
+    top = arb(max(4.0 * k, 1.0))
+    if z_max < top:
+        top = z_max
+    fine_hi = z_s.mid() * 2 ** 48
+    coarse_lo = arb(2) ** -48
     z = z_first
-    while z < min(z_max, max(4.0 * k, 1.0)):
-        z *= 2.0
+    while z < top:
+        z = z * 2 if (z > coarse_lo or z < fine_hi) else z * 2 ** 20
         if z < z_max:
-            edges.add(z)
+            edges[_edge_key(z)] = z
     for i in range(1, n_quant):
-        q = float(gammaincinv(k, i / n_quant))
+        q = arb(float(gammaincinv(k, i / n_quant)))
         if z_first < q < z_max:
-            edges.add(q)
-    return sorted(edges)
+            edges[_edge_key(q)] = q
+    return sorted(edges.values())
 
 
 def _log_gamma_upper_quantile(k: float, log_target: float) -> float:
@@ -1188,7 +1343,19 @@ def _log_gamma_upper_quantile(k: float, log_target: float) -> float:
 
 
 def _log_gamma_lower_quantile(k: float, log_target: float) -> float:
-    """float ``z`` with ``P(k, z)`` about ``exp(log_target)`` (``P(k, z) <= z^k / Gamma(k+1)``)."""
+    """float ``ln z`` with ``P(k, z)`` about ``exp(log_target)`` (``P(k, z) <= z^k / Gamma(k+1)``);
+    a log, so that edges below the doubles can be placed (:func:`_edge_of_log`)."""
+    from scipy.special import gammaincinv
+
+    if log_target > -700.0:
+        z = float(gammaincinv(k, math.exp(log_target)))
+        if math.isfinite(z) and z > 0:
+            return math.log(z)
+    return (log_target + math.lgamma(k + 1.0)) / k
+
+
+def _gamma_lower_quantile_float(k: float, log_target: float) -> float:
+    """The first bin edge as a double, as placed before edges could leave the doubles (``>= 1e-300``)."""
     from scipy.special import gammaincinv
 
     if log_target > -700.0:
@@ -1199,14 +1366,55 @@ def _log_gamma_lower_quantile(k: float, log_target: float) -> float:
     return max(math.exp(lz), 1e-300) if lz > -690.0 else 1e-300
 
 
-def _breakpoints(prob: SGGRadialProblem, y: float, z_lo: float, z_hi: float, n: int = 400) -> list[float]:
-    """float points where ``w*(., y)`` enters or leaves ``-1`` / ``+1`` (bin edges only).
+def _breakpoints(prob: SGGRadialProblem, y: float, z_lo: arb, z_hi: arb, n: int = 400) -> list[arb]:
+    """Points (exact edges) where ``w*(., y)`` enters or leaves ``-1`` / ``+1`` (bin edges only).
 
     Class of ``z``: +1 if ``Phi(z, 1) >= y``, -1 if ``Phi(z, -1) <= y``, 0 otherwise; a change of
     class on a geometric grid is refined by bisection.  Splitting bins there (and grading towards
     them) keeps the non-analytic points of ``F_W(w*)`` at bin edges, where the Taylor models of
-    the neighbouring bins converge geometrically.
+    the neighbouring bins converge geometrically.  Inside the doubles the scan runs on ``z``, beyond
+    them on ``ln z`` (with as many grid points as keep the ratio per step at most ``e^1.75``).
     """
+    if not (z_lo > 0 and z_hi > z_lo):
+        return []
+    if _in_double_range(z_lo) and _in_double_range(z_hi):
+        return [arb(b) for b in _breakpoints_float(prob, y, float(z_lo.mid()), float(z_hi.mid()), n)]
+    lz_lo, lz_hi = _log_edge(z_lo), _log_edge(z_hi)
+
+    def cls(lz):
+        try:
+            if prob._phi_float_log(lz, 1.0) >= y:
+                return 1
+            if prob._phi_float_log(lz, -1.0) <= y:
+                return -1
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return None
+        return 0
+
+    n = max(n, int(math.ceil((lz_hi - lz_lo) / 1.75)))
+    step = (lz_hi - lz_lo) / n
+    out = []
+    l_prev, c_prev = lz_lo, cls(lz_lo)
+    for i in range(1, n + 1):
+        lz = lz_lo + i * step
+        c = cls(lz)
+        if c is not None and c_prev is not None and c != c_prev:
+            a, b = l_prev, lz
+            for _ in range(80):
+                m = 0.5 * (a + b)
+                if not (a < m < b):
+                    break
+                if cls(m) == c_prev:
+                    a = m
+                else:
+                    b = m
+            out.append(_edge_of_log(0.5 * (a + b)))
+        l_prev, c_prev = lz, c
+    return out
+
+
+def _breakpoints_float(prob: SGGRadialProblem, y: float, z_lo: float, z_hi: float, n: int = 400) -> list[float]:
+    """:func:`_breakpoints` for ``z`` in the doubles (float ``z``)."""
     def cls(z):
         try:
             if prob.phi_float(z, 1.0) >= y:
@@ -1254,9 +1462,31 @@ def _breakpoints(prob: SGGRadialProblem, y: float, z_lo: float, z_hi: float, n: 
     return out
 
 
-def _split_point(zl: float, zu: float, bps: list[float]) -> float:
-    """Where to split ``[zl, zu]``: at a breakpoint inside, geometrically towards one at an end,
-    geometrically near 0, else at the midpoint."""
+def _split_point(zl: arb, zu: arb, bps: list[arb]) -> arb:
+    """Where to split ``[zl, zu]`` (exact edges): at a breakpoint inside, geometrically towards one at
+    an end, geometrically near 0, else at the midpoint.  Inside the doubles in float arithmetic (as
+    always); beyond them the same rules in Arb, the result rounded to a 53-bit edge."""
+    if _in_double_range(zl) and _in_double_range(zu):
+        fb = [float(b.mid()) for b in bps if _in_double_range(b)]
+        return arb(_split_point_float(float(zl.mid()), float(zu.mid()), fb))
+    tol = arb("1e-13")
+    for b in bps:
+        if zl < b < zu and (b - zl) > tol * zu and (zu - b) > tol * zu:
+            return b
+    for b in bps:
+        if abs(zl - b) <= tol * b:
+            return _round_edge(zl + (zu - zl) / 16)
+        if abs(zu - b) <= tol * b:
+            return _round_edge(zu - (zu - zl) / 16)
+    if zl > 0 and zu > 2 * zl:
+        return _round_edge((zl * zu).sqrt())
+    if zl == 0:
+        return zu / 1024
+    return _round_edge((zl + zu) / 2)
+
+
+def _split_point_float(zl: float, zu: float, bps: list[float]) -> float:
+    """:func:`_split_point` for float edges."""
     for b in bps:
         if zl < b < zu and (b - zl) > 1e-13 * zu and (zu - b) > 1e-13 * zu:
             return b
@@ -1342,10 +1572,11 @@ def sgg_delta_enclosure(
                                notes=["pure DP: alpha = T-1, p <= 1, loss <= beta s^p <= eps"])
 
     z_s = prob.s ** prob.p
-    if not (z_s > arb(Z_SCALE_MIN)):
+    if not (z_s > Z_SCALE_MIN):
         raise RadialRangeError(
             f"radial engine: the privacy loss lives at z = beta s^p ~ {z_s.mid().str(3, radius=False)}, "
-            f"below the range of its double bin edges (>= 2^-800); parameters this extreme are not supported")
+            f"below the range of its bin edges (>= 2^{Z_SCALE_MIN_LOG2}); parameters this extreme are not "
+            f"supported")
     k = prob.f_k
     e_eps = float(prob.exp_eps.upper()) if prob.exp_eps < arb("1e300") else math.inf
     log_1pe = math.log1p(e_eps) if math.isfinite(e_eps) else float(prob.eps.upper())
@@ -1354,23 +1585,41 @@ def sgg_delta_enclosure(
     if rel_eta is not None and log_delta_hint is not None and math.isfinite(log_delta_hint):
         log_goal = max(log_goal, math.log(rel_eta) + log_delta_hint)
     log_tail = log_goal - math.log(8.0) - log_1pe
-    z_max = _log_gamma_upper_quantile(k, log_tail)
-    if not math.isfinite(z_max) or z_max <= 0:
-        z_max = 10.0 * k + 1000.0
-    z_first = _log_gamma_lower_quantile(k, min(log_tail, math.log(1e-3)))
-    z_first = min(z_first, z_max / 4)
-    bps = sorted(set(_breakpoints(prob, -float(prob.eps.mid()), z_first, z_max)
-                     + _breakpoints(prob, float(prob.eps.mid()), z_first, z_max)
-                     + ([float(prob.eps.mid())] if prob.c1_is_zero and not (prob._p_is_one() or prob._p_is_two())
-                        else [])))
-    edges = sorted(set(_initial_edges(k, z_first, z_max)) | {b for b in bps if z_first < b < z_max})
+    z_max_f = _log_gamma_upper_quantile(k, log_tail)
+    if not math.isfinite(z_max_f) or z_max_f <= 0:
+        z_max_f = 10.0 * k + 1000.0
+    z_max = arb(z_max_f)
+    # the first edge: where the Gamma mass below it is negligible, but not below 2^-64 z_s (the bin
+    # [0, z_first] is then decided exactly by :meth:`SGGRadialProblem._bin_at_zero` in most cases, and
+    # the doubling grid from z_first up stays short); edges are exact points of any exponent
+    lz_s = _log_edge(z_s)
+    lz_first = _log_gamma_lower_quantile(k, min(log_tail, math.log(1e-3)))
+    if lz_first >= _LOG_OLD_FLOOR:
+        # as always (results in the usual regime are bit-for-bit unchanged)
+        z_first = arb(_gamma_lower_quantile_float(k, min(log_tail, math.log(1e-3))))
+    else:
+        prob.exact_zero_bin = True
+        z_first = _edge_of_log(max(lz_first, lz_s - 64 * math.log(2.0)))
+    if not (z_first < z_max / 4):
+        z_first = z_max / 4
+    bp_set = {}
+    for b in (_breakpoints(prob, -float(prob.eps.mid()), z_first, z_max)
+              + _breakpoints(prob, float(prob.eps.mid()), z_first, z_max)
+              + ([arb(float(prob.eps.mid()))] if prob.c1_is_zero and not (prob._p_is_one() or prob._p_is_two())
+                 else [])):
+        bp_set[_edge_key(b)] = b
+    bps = sorted(bp_set.values())
+    edge_set = {_edge_key(e): e for e in _initial_edges(k, z_first, z_max, z_s)}
+    for b in bps:
+        if z_first < b < z_max:
+            edge_set[_edge_key(b)] = b
+    edges = sorted(edge_set.values())
 
     y_minus = -prob.eps
     y_plus = prob.eps
     exp_eps = prob.exp_eps
 
-    def evaluate(zl_f: float, zu_f: float):
-        zl, zu = arb(zl_f), arb(zu_f)
+    def evaluate(zl: arb, zu: arb):
         a_i, m1 = prob.bin_contribution(zl, zu, y_minus, True, order)
         b_i, m2 = prob.bin_contribution(zl, zu, y_plus, False, order)
         return a_i, b_i, (m1, m2)
@@ -1382,10 +1631,10 @@ def sgg_delta_enclosure(
         return 2 * arb(a_i.rad()) + exp_eps * 2 * arb(b_i.rad())
 
     bins = {}
-    for zl_f, zu_f in zip(edges[:-1], edges[1:]):
-        bins[(zl_f, zu_f)] = evaluate(zl_f, zu_f)
+    for zl_e, zu_e in zip(edges[:-1], edges[1:]):
+        bins[(zl_e, zu_e)] = evaluate(zl_e, zu_e)
     zmax = [edges[-1]]
-    tau = [arb(zmax[0]).gamma_upper(prob.k, regularized=1)]
+    tau = [zmax[0].gamma_upper(prob.k, regularized=1)]
 
     def assemble():
         A = arb(0).union(tau[0])
@@ -1412,7 +1661,7 @@ def sgg_delta_enclosure(
             precision_bits=ctx.prec, taylor_bins=counts["taylor"],
             monotone_bins=counts["monotone"], constant_bins=counts["constant"],
             a_enclosure=A, b_enclosure=B,
-            bin_table=sorted((k_[0], k_[1], float(w.upper()) if (w := width_arb(v)) is not None else math.inf,
+            bin_table=sorted((float(k_[0].mid()), float(k_[1].mid()), float(w.upper()) if (w := width_arb(v)) is not None else math.inf,
                               v[2]) for k_, v in bins.items()),
         )
 
@@ -1470,19 +1719,23 @@ def sgg_delta_enclosure(
         for key in to_split:
             if key == TAIL:
                 z_old = zmax[0]
-                z_new = z_old + max(8.0, 0.25 * z_old)
+                if _in_double_range(z_old):
+                    zf = float(z_old.mid())
+                    z_new = arb(zf + max(8.0, 0.25 * zf))
+                else:
+                    z_new = _round_edge(z_old + (z_old / 4 if z_old > 32 else arb(8)))
                 bins[(z_old, z_new)] = evaluate(z_old, z_new)
                 zmax[0] = z_new
-                tau[0] = arb(z_new).gamma_upper(prob.k, regularized=1)
+                tau[0] = z_new.gamma_upper(prob.k, regularized=1)
                 progress_made = True
                 continue
-            zl_f, zu_f = key
-            zm_f = _split_point(zl_f, zu_f, bps)
-            if not (zl_f < zm_f < zu_f):
+            zl_e, zu_e = key
+            zm_e = _split_point(zl_e, zu_e, bps)
+            if not (zl_e < zm_e < zu_e):
                 continue
             del bins[key]
-            bins[(zl_f, zm_f)] = evaluate(zl_f, zm_f)
-            bins[(zm_f, zu_f)] = evaluate(zm_f, zu_f)
+            bins[(zl_e, zm_e)] = evaluate(zl_e, zm_e)
+            bins[(zm_e, zu_e)] = evaluate(zm_e, zu_e)
             progress_made = True
         if not progress_made:
             err = RadialPrecisionError("bins cannot be split further in double precision")
@@ -1491,9 +1744,14 @@ def sgg_delta_enclosure(
 
 
 def _exact_half_and_centre(zl: arb, zu: arb) -> tuple[arb, arb]:
-    """``((zu - zl)/2, (zl + zu)/2)`` exactly: bin edges are doubles, so 2200 bits hold both without rounding."""
+    """``((zu - zl)/2, (zl + zu)/2)`` exactly: bin edges are 53-bit points, so the span of their
+    exponents plus a margin (at least 2200 bits, which holds any two doubles) holds both without rounding."""
     old_prec = ctx.prec
-    ctx.prec = max(old_prec, 2200)
+    bits = 2200
+    if zl > 0:
+        (ml, el), (mu, eu) = _edge_key(zl), _edge_key(zu)
+        bits = max(bits, (eu + int(mu).bit_length()) - el + 64)
+    ctx.prec = max(old_prec, bits)
     try:
         return (zu - zl) / 2, (zl + zu) / 2
     finally:

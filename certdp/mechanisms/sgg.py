@@ -228,7 +228,8 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
     a true delta 1e270 times the target at delta = 1e-300), so the root at the floor is extrapolated
     in log-log: for ``alpha < T - 1`` with exponent ``k = (alpha+1)/p`` (as ``beta -> 0`` the loss
     depends on ``r / s`` only and delta is the Gamma mass of ``r = O(s)``, ``~ C (beta s^p)^k``),
-    for ``alpha = T - 1`` with the local slope between the roots at 1e4 and 1 times the floor.
+    for ``alpha = T - 1, p > 1`` as ``-ln delta ~ C beta^(-1/(p-1))`` (see the code), for
+    ``alpha = T - 1, p <= 1`` with the local slope between the roots at 1e4 and 1 times the floor.
     Only the bracket's starting point: every answer is certified afterwards.
     """
     floor = math.log(QUADRATURE_DELTA_FLOOR)
@@ -238,6 +239,14 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
             return None
         if alpha < dimension - 1:
             slope = (alpha + 1.0) / power
+        elif power > 1.0:
+            # alpha = T - 1, p > 1: the loss beta (r^p - |r e_1 + mu|^p) exceeds eps only where
+            # beta p s r^(p-1) >~ eps, i.e. Z = beta r^p >~ C beta^(-1/(p-1)): -ln delta ~ C beta^(-1/(p-1))
+            # (not a power law: the log-log slope grows with -ln delta, and a constant-slope
+            # extrapolation put the rate 1e30 below the root at delta = 1e-100, T = 10, p = 8).  So
+            # ln(-ln delta) is extrapolated linearly in ln beta with the asymptotic slope -1/(p-1).
+            lb = math.log(b0) - (power - 1.0) * (math.log(-log_delta) - math.log(-floor))
+            return _rate_of_log(lb)
         else:
             b1 = _quadrature_rate_root(dimension, alpha, power, epsilon, floor + math.log(1e4), sensitivity,
                                        panels, nodes)
@@ -263,15 +272,20 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
             if not (slope > 0 and math.isfinite(slope)):
                 return None
         lb = math.log(b0) + (log_delta - floor) / slope
-        if -700.0 < lb < 700.0:
-            return math.exp(lb)
-        # beyond the double range (R1SMG at delta = 1e-300 needs beta ~ 1e-600): a Decimal guess
-        from decimal import Decimal, localcontext
-
-        with localcontext() as dctx:
-            dctx.prec = 20
-            return Decimal(10) ** Decimal(repr(lb / math.log(10.0)))
+        return _rate_of_log(lb)
     return _quadrature_rate_root(dimension, alpha, power, epsilon, log_delta, sensitivity, panels, nodes)
+
+
+def _rate_of_log(lb: float):
+    """``e^lb`` as a float, or beyond the double range (R1SMG at delta = 1e-300 needs beta ~ 1e-600) as
+    a Decimal guess."""
+    if -700.0 < lb < 700.0:
+        return math.exp(lb)
+    from decimal import Decimal, localcontext
+
+    with localcontext() as dctx:
+        dctx.prec = 20
+        return Decimal(10) ** Decimal(repr(lb / math.log(10.0)))
 
 
 def _quadrature_rate_root(dimension: int, alpha: float, power: float, epsilon: float, log_delta: float,

@@ -23,6 +23,9 @@ until each side is certified, then bisect with Arb until the relative width is
 ``PRECISION_LADDER``; a point that stays undecided at 4096 bits is never used
 as an endpoint. Without a candidate (floats failed), an exponential search
 from ``t = 1`` finds a bracket, then bisection in log space narrows it.
+A probe whose evaluation raises :class:`UndecidedError` (an engine refusing a
+parameter far from the boundary) counts as undecided and the search goes on;
+only if no bracket is found is the calibration UNDECIDED, with that reason.
 """
 
 from __future__ import annotations
@@ -39,13 +42,14 @@ from flint import arb, ctx, fmpq
 
 from certdp.numbers.balls import _pow10, arb_of, round_fraction, round_ratio, round_ratio_digits
 from certdp.numbers.compare import Decision, certify_le
-from certdp.numbers.deadline import check_deadline
+from certdp.numbers.deadline import ResourceExhausted, check_deadline
 from certdp.numbers.enclosure import Enclosure
 from certdp.numbers.exact import UndecidedError, decimal_text, exact_str, fraction_of_float_repr
 from certdp.numbers.precision import PRECISION_LADDER, decide_on_ladder, working_precision
 
 __all__ = ["Bracket", "certified_monotone_bracket", "classify_point", "bracket_reached",
-           "name_reached_parameter", "describe_reached"]
+           "name_reached_parameter", "describe_reached",
+           "MAX_FAILED_PROBES_IN_A_ROW"]
 
 _REACHED: ContextVar = ContextVar("certdp_bracket_reached", default=None)
 
@@ -71,6 +75,10 @@ def name_reached_parameter(name: str) -> None:
     record = _REACHED.get()
     if record is not None:
         record["parameter"] = name
+
+#: The exponential search stops on a side after this many consecutive probes whose evaluation raised
+#: :class:`UndecidedError` (it is walking away into a range the profile cannot evaluate).
+MAX_FAILED_PROBES_IN_A_ROW = 6
 
 #: ``t -> enclosure of delta(t)``: one ball, or a pair ``(lower, upper)`` of balls meaning
 #: ``lower.lower() <= delta(t) <= upper.upper()``. The pair form keeps a lower end that is exact
@@ -300,6 +308,7 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
     # probed points by (numerator, denominator): hashing a Fraction costs a modular inverse
     seen: dict[tuple[int, int], tuple[Fraction, Decision, Enclosure | None]] = {}
     center = _as_fraction(candidate)
+    failures: list[str] = []   # reasons of probes whose evaluation raised UndecidedError
 
     def probe_point(point: Fraction) -> Decision:
         if point.numerator <= 0:
@@ -315,7 +324,16 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
             search.max_bits = max(search.max_bits, ladder[0])
         else:
             check_deadline("a calibration probe")
-            decision, enc = search.classify(point)
+            try:
+                decision, enc = search.classify(point)
+            except ResourceExhausted:
+                raise   # a budget or work limit ran out: the whole calibration stops, nothing is claimed
+            except UndecidedError as exc:
+                # one point the profile cannot evaluate (e.g. outside an engine's range, typically far
+                # from the boundary, met by the exponential search): UNKNOWN there, the search goes on;
+                # the reason is reported if no bracket is found
+                failures.append(str(exc))
+                decision, enc = Decision.UNKNOWN, None
         seen[key] = (point, decision, enc)
         record(point, decision, enc)
         return decision
@@ -361,16 +379,20 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
         factor = Fraction(2)
         t = start
         doublings = 0
-        while missing() and doublings < max_doublings:
+        raised_in_a_row = 0
+        while missing() and doublings < max_doublings and raised_in_a_row < MAX_FAILED_PROBES_IN_A_ROW:
             t = t * factor if sign > 0 else t / factor
+            n_failed = len(failures)
             probe(t, "up" if sign > 0 else "down")
+            raised_in_a_row = raised_in_a_row + 1 if len(failures) > n_failed else 0
             doublings += 1
             if doublings % 8 == 0:
                 factor = factor * factor  # accelerate towards extreme exponents
+    why = f"; last undecided probe: {failures[-1]}" if failures else ""
     if safe_pt is None:
-        raise UndecidedError("could not certify any private parameter value (profile never <= delta)")
+        raise UndecidedError("could not certify any private parameter value (profile never <= delta)" + why)
     if unsafe_pt is None:
-        raise UndecidedError("could not certify any non-private parameter value (profile never > delta)")
+        raise UndecidedError("could not certify any non-private parameter value (profile never > delta)" + why)
 
     notes: list[str] = []
     # Narrowing: secant steps on log delta while they shrink the bracket fourfold (one probe at the
@@ -389,6 +411,7 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
                 continue
         if use_secant:
             guess = _secant_guess(safe_pt, unsafe_pt, Fraction(delta))
+            err_before = _log_miss(safe_pt, unsafe_pt, Fraction(delta))
             use_secant = False
             if guess is not None and a < guess < b:
                 half = rtol * guess / 3
@@ -403,7 +426,8 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
                 else:
                     probe(guess, "up")
                 new_a, new_b = sorted((safe_pt[0], unsafe_pt[0]))
-                use_secant = (new_b - new_a) < (b - a) / 4
+                use_secant = (new_b - new_a) < (b - a) / 4 or _secant_converging(
+                    err_before, safe_pt, unsafe_pt, Fraction(delta))
                 continue
         if b / a > 4:
             mid = _geometric_mean(a, b)
@@ -557,12 +581,55 @@ def _secant_guess(safe_pt: tuple[Fraction, Enclosure], unsafe_pt: tuple[Fraction
         l0 = math.log(m0.numerator) - math.log(m0.denominator)
         l1 = math.log(m1.numerator) - math.log(m1.denominator)
         ld = math.log(delta.numerator) - math.log(delta.denominator)
+        if ld < _TINY_LOG_DELTA and l0 < 0 and l1 < 0:
+            # tiny delta: ln(-ln delta) is nearly linear in ln t for the profiles met there (Gaussian-
+            # like -ln delta ~ c t^-g, power laws delta ~ c t^k), where ln delta against t is curved
+            # enough that a one-sided secant crawled (21 probes for one SGG p = 8 cell at 1e-100)
+            u0, u1, ud = math.log(-l0), math.log(-l1), math.log(-ld)
+            frac = (u0 - ud) / (u0 - u1)
+            if not 0.0 < frac < 1.0:
+                return None
+            ratio = float(t1 / t0)
+            return t0 * Fraction(ratio ** frac)
         frac = (l0 - ld) / (l0 - l1)
         if not 0.0 < frac < 1.0:
             return None
         return t0 + (t1 - t0) * Fraction(frac)
     except (ValueError, ZeroDivisionError, OverflowError):
         return None
+
+
+#: Below ``delta = e^-69 ~ 1e-30`` the secant interpolates ``ln(-ln delta)`` in ``ln t`` (a guess only).
+_TINY_LOG_DELTA = -69.0
+
+
+def _log_miss(safe_pt, unsafe_pt, delta: Fraction) -> float | None:
+    """Tiny delta only: how far (in ``|ln delta(end) - ln delta|``, floats) the nearer bracket end is from
+    the target; ``None`` otherwise."""
+    import math
+
+    try:
+        ld = math.log(delta.numerator) - math.log(delta.denominator)
+        if not ld < _TINY_LOG_DELTA:
+            return None
+        misses = []
+        for (_, enc), use_upper in ((safe_pt, True), (unsafe_pt, False)):
+            m = enc.upper if use_upper else enc.lower
+            if m <= 0:
+                return None
+            misses.append(abs(math.log(m.numerator) - math.log(m.denominator) - ld))
+        return min(misses)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+
+
+def _secant_converging(err_before: float | None, safe_pt, unsafe_pt, delta: Fraction) -> bool:
+    """At tiny delta, keep the secant while each probe lands 4 times closer to the target (in log delta)
+    even if it did not shrink the bracket fourfold (the far end stays where the walk left it)."""
+    if err_before is None:
+        return False
+    err_after = _log_miss(safe_pt, unsafe_pt, delta)
+    return err_after is not None and err_after < err_before / 4
 
 
 def _extrapolated_guess(points: list[tuple[Fraction, Enclosure]], delta: Fraction, direction: int,
@@ -585,6 +652,13 @@ def _extrapolated_guess(points: list[tuple[Fraction, Enclosure]], delta: Fractio
         l0 = math.log(m0.numerator) - math.log(m0.denominator)
         l1 = math.log(m1.numerator) - math.log(m1.denominator)
         ld = math.log(delta.numerator) - math.log(delta.denominator)
+        if ld < _TINY_LOG_DELTA and l0 < 0 and l1 < 0:
+            # tiny delta: ln(-ln delta) linear in ln t, as in :func:`_secant_guess`
+            u0, u1, ud = math.log(-l0), math.log(-l1), math.log(-ld)
+            frac = (ud - u0) / (u1 - u0)
+            if not (frac > 1.0 and math.isfinite(frac)):
+                return None
+            return t0 * Fraction(float(t1 / t0) ** frac)
         frac = (ld - l0) / (l1 - l0)
         if not (frac > 1.0 and math.isfinite(frac)):
             return None

@@ -21,12 +21,17 @@ from typing import Iterator
 
 from certdp.numbers.exact import UndecidedError
 
-__all__ = ["BudgetExhausted", "time_budget", "check_deadline", "deadline_active"]
+__all__ = ["ResourceExhausted", "BudgetExhausted", "time_budget", "check_deadline", "deadline_active"]
 
 _DEADLINE: ContextVar = ContextVar("certdp_deadline", default=None)
 
 
-class BudgetExhausted(UndecidedError):
+class ResourceExhausted(UndecidedError):
+    """A time budget or a work limit ran out: the whole computation stops (a search must not treat it
+    as one undecidable point and go on)."""
+
+
+class BudgetExhausted(ResourceExhausted):
     """The time budget ran out before a certified answer: nothing is claimed."""
 
 
