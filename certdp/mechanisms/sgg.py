@@ -260,14 +260,6 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
                     x = math.log(b0 - pure) + (log_delta - floor) / slope
                     return pure + math.exp(x) if x > -700.0 else pure * (1.0 + 1e-15)
                 return None
-            if power > 1.0:
-                # the loss is ~ p r^(p-1) s w for small s: delta ~ exp(-C beta^-g), so log(-log delta)
-                # is linear in log beta (a log-log slope would overshoot towards tiny rates)
-                g = (math.log(-floor) - math.log(-(floor + math.log(1e4)))) / (math.log(b1) - math.log(b0))
-                if g > 0 and math.isfinite(g):
-                    lb = math.log(b0) - (math.log(-log_delta) - math.log(-floor)) / g
-                    if -700.0 < lb < 700.0:
-                        return math.exp(lb)
             slope = math.log(1e4) / (math.log(b1) - math.log(b0))
             if not (slope > 0 and math.isfinite(slope)):
                 return None
