@@ -34,7 +34,7 @@ import certdp  # noqa: E402
 from certdp.numbers import InputError, UndecidedError  # noqa: E402
 
 RTOL = "1e-6"
-EPSILONS = ("0.01", "1", "50")
+EPSILONS = ("0.01", "1", "10", "50")
 DELTAS = ("1e-300", "1e-12", "1e-5", "0.1")
 
 # (label, mechanism, fixed parameters)

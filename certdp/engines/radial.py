@@ -84,6 +84,7 @@ from dataclasses import dataclass, field
 from flint import arb, arb_series, ctx
 
 from certdp.numbers.balls import to_arb
+from certdp.numbers.deadline import check_deadline
 
 __all__ = [
     "RadialPrecisionError",
@@ -710,22 +711,21 @@ class SGGRadialProblem:
         # the difference q - (r - s)^2 of two nearly equal numbers): try end distances growing
         # geometrically from the rounding level instead (T = 3: G = (1 + w*)/2 ~ 1e-24 on such bins,
         # which otherwise fell back to G in [0, 1])
+        # (at most _END_LADDER_STEPS tries per side: 2^(16 - prec) underflows to 0.0 in floats above
+        # ~1070 bits, and a float start of 0 never grew -- the 2048-bit rung of sgg T=10 alpha=4 p=3/2
+        # at (50, 1e-300) hung here)
         if wu == 1 and ghi[1] <= ghi[2]:
-            v = max(ghi[1] * 4.0, 2.0 ** (16 - ctx.prec))
-            while v < 0.5:
+            for v in _end_distances(ghi[1]):
                 c = (arb(v) - 1).mid()
                 if self.phi_on_bin(zball, c) < y:
                     wu = c
                     break
-                v *= 1e4
         if wl == -1 and glo[2] < glo[1]:
-            v = max(glo[2] * 4.0, 2.0 ** (16 - ctx.prec))
-            while v < 0.5:
+            for v in _end_distances(glo[2]):
                 c = (1 - arb(v)).mid()
                 if self.phi_on_bin(zball, c) > y:
                     wl = c
                     break
-                v *= 1e4
         return wl, wu
 
     def certified_point_wstar(self, z: arb, y: arb, guess):
@@ -1261,6 +1261,24 @@ def pure_dp_decision(dimension, alpha, power, rate, epsilon, sensitivity) -> boo
     return None
 
 
+_END_LADDER_STEPS = 24
+
+
+def _end_distances(guess: float) -> list[float]:
+    """End distances ``v`` to try next to a breakpoint: from ``max(4 guess, 2^(16 - prec))`` (floored at
+    2^-1000, inside the doubles) up to 0.5, geometrically, at most :data:`_END_LADDER_STEPS` of them
+    (factor >= 1e4)."""
+    v = max(4.0 * guess, 2.0 ** max(16 - ctx.prec, -1000))
+    if not v < 0.5:
+        return []
+    factor = max(1e4, (0.5 / v) ** (1.0 / _END_LADDER_STEPS))
+    out = []
+    while v < 0.5 and len(out) < _END_LADDER_STEPS:
+        out.append(v)
+        v *= factor
+    return out
+
+
 def _as_guess(g):
     """A float ``w`` or a triple ``(w, 1 + w, 1 - w)`` (ends accurate) as the triple."""
     if isinstance(g, tuple):
@@ -1620,6 +1638,7 @@ def sgg_delta_enclosure(
     exp_eps = prob.exp_eps
 
     def evaluate(zl: arb, zu: arb):
+        check_deadline("a radial-engine bin")
         a_i, m1 = prob.bin_contribution(zl, zu, y_minus, True, order)
         b_i, m2 = prob.bin_contribution(zl, zu, y_plus, False, order)
         return a_i, b_i, (m1, m2)
