@@ -219,3 +219,40 @@ def test_a_bracket_that_stops_early_claims_no_rtol_and_verifies(monkeypatch, tmp
     path = tmp_path / "coarse.json"
     path.write_text(cert.to_json())
     assert [r["status"] for r in _verify_in_fresh_process([path])] == ["VALID"]
+
+
+def test_end_distance_ladder_is_finite_at_every_precision():
+    """The end distances tried next to a breakpoint: a float start of 0 (2^(16 - prec) underflows above
+    ~1070 bits) must not loop forever; at most _END_LADDER_STEPS positive, increasing values below 1/2."""
+    from flint import ctx
+
+    from certdp.engines.radial import _END_LADDER_STEPS, _end_distances
+    from certdp.numbers import working_precision
+
+    for bits in (64, 1024, 2048, 8192):
+        with working_precision(bits):
+            for guess in (0.0, 1e-300, 1e-20, 0.3, 0.6):
+                vs = _end_distances(guess)
+                assert len(vs) <= _END_LADDER_STEPS
+                assert all(0 < v < 0.5 for v in vs) and vs == sorted(vs)
+                if guess < 0.1:
+                    assert vs, (bits, guess)
+    assert ctx.prec == 53 or ctx.prec > 0
+
+
+def test_api_budget_ends_a_slow_radial_calibration():
+    """sgg T=10 alpha=4 p=3/2 at (50, 1e-300) takes ~30 s: with budget=2 it ends (BudgetExhausted) well
+    within 20 s, or is certified if the engine got faster; it never runs on."""
+    import time
+
+    import certdp
+    from certdp.numbers.deadline import BudgetExhausted
+
+    start = time.monotonic()
+    try:
+        cert = certdp.calibrate("sgg", epsilon=50, delta="1e-300", dimension=10, alpha=4, power="3/2",
+                                sensitivity=1, rtol="1e-6", budget=2)
+        assert cert.value > 0
+    except BudgetExhausted as exc:
+        assert "time budget" in str(exc)
+    assert time.monotonic() - start < 20
