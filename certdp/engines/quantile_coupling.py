@@ -58,7 +58,7 @@ __all__ = ["U_BITS", "QuantileBounds", "u_partition", "coupled_delta_lower", "DE
 
 U_BITS = 60
 UNIT = 1 << U_BITS
-DEFAULT_LOSS_STEP = 2.0**-14  # the grid h of the rounded losses
+DEFAULT_LOSS_STEP = 2.0**-12  # the grid h of the rounded losses
 DEFAULT_CELLS = 1500  # target number of u-bins per coordinate
 
 
@@ -136,22 +136,49 @@ class QuantileBounds:
             q = t0.gamma_upper(1 / arb_of(self.a), regularized=1)
             return bool(q <= 2 * arb_of(u))
 
+    def _float_box_quantile(self, u: np.ndarray) -> np.ndarray:
+        """Float guess of the largest y with the corner bound sup_box F(y) <= u (vectorised bisection)."""
+        from scipy.special import gammaincc
+
+        a, c = float(self.a), float(self.c)
+        qa, qc = _float_quantile(a, u), _float_quantile(c, u)
+        hi = np.maximum(qa, qc)
+        lo = np.minimum(qa, qc) - 2.0 * np.abs(qa - qc) - 1e-9 * (1.0 + np.abs(qa))
+
+        def box_cdf(y):
+            ay = np.abs(y)
+            ta, tc = ay ** a, ay ** c
+            q_pos = gammaincc(1.0 / c, np.maximum(ta, tc))  # inf Q (y > 0)
+            q_neg = gammaincc(1.0 / a, np.minimum(ta, tc))  # sup Q (y < 0)
+            return np.where(y > 0, 1.0 - q_pos / 2.0, q_neg / 2.0)
+
+        bad = box_cdf(lo) > u
+        while bad.any():  # widen the bracket where the guess was not below
+            lo = np.where(bad, lo - 0.5 * (1.0 + np.abs(lo)), lo)
+            bad = box_cdf(lo) > u
+        for _ in range(24):  # a guess: its accuracy only sets tightness (the Arb test decides)
+            mid = 0.5 * (lo + hi)
+            ok = box_cdf(mid) <= u
+            lo = np.where(ok, mid, lo)
+            hi = np.where(ok, hi, mid)
+        return lo
+
     def lower(self, ks: list[int]) -> dict[int, float]:
         """{k: y} with y <= F_p^{-1}(k/N) for all p in [a, c] proven (-inf where no proof was found)."""
         todo = [k for k in ks if k not in self._cache]
         if todo:
             u = np.array([k / UNIT for k in todo])
-            guess = np.minimum(_float_quantile(float(self.a), u), _float_quantile(float(self.c), u))
+            guess = self._float_box_quantile(u) if self.a != self.c else _float_quantile(float(self.a), u)
             for k, g in zip(todo, guess):
                 g = float(g)
-                margin = 1e-9 * (1.0 + abs(g))
+                margin = 1e-12 * (1.0 + abs(g))
                 y = -math.inf
                 for _ in range(8):
                     cand = g - margin
                     if self._sup_cdf_at_most(cand, k):
                         y = cand
                         break
-                    margin *= 32.0
+                    margin *= 64.0
                 self._cache[k] = y
         return {k: self._cache[k] for k in ks}
 
@@ -164,22 +191,27 @@ def _abs_pow(z: arb, p: arb) -> arb:
     return arb(0) if hi == 0 else arb(0).union((p * hi.log()).exp())
 
 
-def _loss_lower(y: float, c: arb, p_mid: arb, p_ball: arb, half_width: arb) -> float:
-    """A float <= inf_{p in ball} (|y + c|^p - |y|^p) (c may be a ball; -inf for y = -inf).
+def _loss_lower(y: float, c_mid: arb, c_ball: arb, dc_ball: arb, p_mid: arb, p_ball: arb,
+                half_width: arb) -> float:
+    """A float <= inf_{p in ball} (|y + c(p)|^p - |y|^p) (-inf for y = -inf).
 
+    ``c_mid`` = c(p_mid), ``c_ball`` encloses c(p) and ``dc_ball`` c'(p) over the p-ball.
     Mean-value form in p when |y| and |y + c| are bounded away from 0:
     l(p) in l(p_mid) + [-w, w] * sup |d l / d p| on the ball, with
-    d l / d p = |y + c|^p log|y + c| - |y|^p log|y| (much tighter than the naive ball,
-    the two terms nearly cancel); otherwise the naive ball evaluation.
+    d l / d p = |z|^p log|z| + p |z|^(p-1) sgn(z) c'(p) - |y|^p log|y|, z = y + c(p)
+    (much tighter than the naive ball: the terms nearly cancel); otherwise the naive ball
+    evaluation over the box p-ball x c-ball (an enclosure of the same set).
     """
     if y == -math.inf:
         return -math.inf
     yb = arb(y)
-    z = yb + c
+    z = yb + c_ball
     if y != 0.0 and abs(z) > 0:
         lz, ly = abs(z).log(), abs(yb).log()
-        val = (p_mid * lz).exp() - (p_mid * ly).exp()
-        deriv = (p_ball * lz).exp() * lz - (p_ball * ly).exp() * ly
+        val = (p_mid * abs(yb + c_mid).log()).exp() - (p_mid * ly).exp()
+        zp = (p_ball * lz).exp()
+        sgn = 1 if z > 0 else -1
+        deriv = zp * lz + p_ball * (zp / abs(z)) * (sgn * dc_ball) - (p_ball * ly).exp() * ly
         lo = val - half_width * abs(deriv)
         return float_lower(arb(lo.lower()))
     return float_lower(_abs_pow(z, p_ball) - _abs_pow(yb, p_ball))
@@ -201,11 +233,16 @@ def _counts_poly(losses: list[float], masses: list[int], h: float) -> tuple[int,
 
 def coupled_delta_lower(a: Fraction, c: Fraction, b: Fraction, eps: Fraction, sensitivities,
                         partitions: list[list[int]], quantiles: QuantileBounds, *,
+                        log_slope: Fraction = Fraction(0),
                         h: float = DEFAULT_LOSS_STEP, prec: int = 128) -> arb:
-    """Arb ball whose lower end is <= delta_{p,b}(eps; Delta) for EVERY p in [a, c] (module lemma).
+    """Arb ball whose lower end is <= delta_{p, b(p)}(eps; Delta) for EVERY p in [a, c] (module lemma),
+    at the p-dependent scale b(p) = b exp(log_slope (p - p_mid)), p_mid = (a + c) / 2.
 
-    ``partitions[i]``: integer u cut points of coordinate i (over N = 2^60); ``quantiles``: the
-    certified lower quantiles for [a, c] (shared by every scale b).  ``b`` exact (Fraction).
+    The lemma holds pointwise in p, so the scale may depend on p; a slope matching
+    d log b-hat / d p removes the first-order variation of the true delta over the interval
+    (``log_slope = 0``: one scale for all p).  ``partitions[i]``: integer u cut points of
+    coordinate i (over N = 2^60); ``quantiles``: the certified lower quantiles for [a, c]
+    (shared by every scale).  ``b``, ``log_slope`` exact (Fractions).
     """
     if quantiles.a != a or quantiles.c != c:
         raise ValueError("quantile bounds are for another p-interval")
@@ -213,35 +250,61 @@ def coupled_delta_lower(a: Fraction, c: Fraction, b: Fraction, eps: Fraction, se
     if h_frac.numerator != 1 or h_frac.denominator & (h_frac.denominator - 1):
         raise ValueError("h must be a power of two")
     polys = []
+    per_coordinate = []
     with working_precision(64):
         p_mid_q = (Fraction(a) + Fraction(c)) / 2
         p_mid = arb_of(p_mid_q)
         p_ball = arb_of(a).union(arb_of(c))
         half = arb_of((Fraction(c) - Fraction(a)) / 2)
+        beta = arb_of(Fraction(log_slope))
+        # c(p) = Delta_i / b(p) = (Delta_i / b) exp(-beta (p - p_mid)); c'(p) = -beta c(p)
+        factor_ball = (-beta * (p_ball - p_mid)).exp()
         for d_i, ks in zip(sensitivities, partitions):
-            c_i = arb_of(Fraction(d_i)) / arb_of(Fraction(b))
+            c_mid = arb_of(Fraction(d_i)) / arb_of(Fraction(b))
+            c_ball = c_mid * factor_ball
+            dc_ball = -beta * c_ball
             ys = quantiles.lower(ks)
             # bin j (j = 1..K): (u_j, u_{j+1}], mass k_{j+1} - k_j (k_{K+1} = N); bin 0 dropped (-inf)
             bounds = list(ks) + [UNIT]
             masses = [bounds[j + 1] - bounds[j] for j in range(len(ks))]
-            losses = [_loss_lower(ys[k], c_i, p_mid, p_ball, half) for k in ks]
-            cp = _counts_poly(losses, masses, h)
-            if cp is None:
-                return arb(0)
-            polys.append(cp)
+            losses = [_loss_lower(ys[k], c_mid, c_ball, dc_ball, p_mid, p_ball, half) for k in ks]
+            per_coordinate.append((losses, masses))
+    # Clamping keeps the integer vectors short; both moves LOWER a loss, so the bound stays valid:
+    # a loss below eps - (sum of the other coordinates' largest losses) can never make the total
+    # exceed eps (h = 0 either way): it becomes -inf; a loss above CAP + (sum of the others' most
+    # negative finite losses), CAP = eps + 60, is lowered to that value (h changes by < e^-60
+    # there, and only downwards).
+    tops = [max((l for l in ls if l != -math.inf), default=-math.inf) for ls, _ in per_coordinate]
+    bottoms = [min((l for l in ls if l != -math.inf), default=0.0) for ls, _ in per_coordinate]
+    if any(t == -math.inf for t in tops):
+        return arb(0)
+    eps_f = float(eps)
+    for i, (losses, masses) in enumerate(per_coordinate):
+        others_top = sum(t for j, t in enumerate(tops) if j != i)
+        others_bottom = sum(min(bt, 0.0) for j, bt in enumerate(bottoms) if j != i)
+        floor_i = math.nextafter(eps_f - others_top, -math.inf) - 2 * h * len(tops)
+        cap_i = eps_f + 60.0 - others_bottom
+        clamped = [-math.inf if l < floor_i else min(l, cap_i) for l in losses]
+        cp = _counts_poly(clamped, masses, h)
+        if cp is None:
+            return arb(0)
+        polys.append(cp)
     off = sum(o for o, _ in polys)
     poly = polys[0][1]
     for _, q in polys[1:]:
         poly = poly * q
     # terms with t = (off + k) h > eps contribute C_k (1 - e^(eps - t)); the rest h = 0
     k0 = max(math.floor(Fraction(eps) / h_frac) + 1 - off, 0)
-    coeffs = poly.coeffs()
-    if k0 >= len(coeffs):
+    if k0 > poly.degree():
         return arb(0)
-    tail = fmpz_poly(coeffs[k0:])
+    if k0 > 0:
+        shift = fmpz_poly([0] * k0 + [1])
+        tail = (poly - poly % shift) // shift  # exact: coefficients k0, k0+1, ... moved down by k0
+    else:
+        tail = poly
     with working_precision(prec):
         hh = arb_of(h_frac)
-        total = arb(int(sum(int(x) for x in coeffs[k0:])))
+        total = arb(tail(1))
         weighted = arb_poly(tail)((-hh).exp())
         t0 = (off + k0) * hh
         num = total - (arb_of(Fraction(eps)) - t0).exp() * weighted
