@@ -80,21 +80,26 @@ def _float_cdf(p: float, y: np.ndarray) -> np.ndarray:
     return np.where(y > 0, 1.0 - q, q)
 
 
-def u_partition(p: float, c: float, cells: int = DEFAULT_CELLS, tail: float = 1e-12) -> list[int]:
-    """Integer cut points k_1 < ... < k_K of (0, N), N = 2^60 (u_j = k_j / N), for the loss
-    l(y) = |y + c|^p - |y|^p of a standardized coordinate at shape ``p``.
+def u_partition(p: float, c: float | list[float], cells: int = DEFAULT_CELLS, tail: float = 1e-12) -> list[int]:
+    """Integer cut points k_1 < ... < k_K of (0, N), N = 2^60 (u_j = k_j / N), for the losses
+    l(y) = |y + c_i|^p - |y|^p of standardized coordinates at shape ``p`` (``c``: one c_i or a
+    list; one partition serves every coordinate, so the certified quantiles are shared).
 
     Float heuristic (any cut points give a valid bound; these set its tightness): equalise
-    mass x loss step, i.e. cut where the cumulative sqrt(density x loss slope) is equally
+    mass x loss step, i.e. cut where the cumulative sqrt(density x summed loss slopes) is equally
     spaced, on [F^{-1}(tail), F^{-1}(1 - tail)].
     """
+    cs = [float(c)] if not isinstance(c, (list, tuple)) else [float(x) for x in c]
     lo = float(_float_quantile(p, np.array([tail]))[0])
     hi = float(_float_quantile(p, np.array([1.0 - tail]))[0])
-    ys = np.linspace(lo - c, hi, 20001)
+    ys = np.linspace(lo - max(cs), hi, 20001)
     dens = np.exp(-np.abs(ys) ** p)
+    slope = np.zeros_like(ys)
     with np.errstate(divide="ignore", invalid="ignore"):
-        slope = p * (np.sign(ys + c) * np.abs(ys + c) ** (p - 1) - np.sign(ys) * np.abs(ys) ** (p - 1))
-    w = np.sqrt(np.maximum(dens * np.maximum(slope, 0.0), 0.0)) + 1e-3 * np.sqrt(dens)
+        for ci in cs:
+            slope += np.maximum(p * (np.sign(ys + ci) * np.abs(ys + ci) ** (p - 1)
+                                     - np.sign(ys) * np.abs(ys) ** (p - 1)), 0.0)
+    w = np.sqrt(np.maximum(dens * slope, 0.0)) + 1e-3 * np.sqrt(dens)
     cum = np.concatenate(([0.0], np.cumsum(0.5 * (w[1:] + w[:-1]) * np.diff(ys))))
     targets = np.linspace(0.0, cum[-1], cells)
     y_cut = np.interp(targets, cum, ys)
@@ -137,31 +142,20 @@ class QuantileBounds:
             return bool(q <= 2 * arb_of(u))
 
     def _float_box_quantile(self, u: np.ndarray) -> np.ndarray:
-        """Float guess of the largest y with the corner bound sup_box F(y) <= u (vectorised bisection)."""
-        from scipy.special import gammaincc
+        """Float guess of the largest y with the corner bound sup_box F(y) <= u, in closed form.
+
+        y > 0: Q(1/c, max(y^a, y^c)) >= 2(1 - u)  <=>  y <= min(T^(1/a), T^(1/c)), T = Q^{-1}(1/c, 2(1-u));
+        y < 0: Q(1/a, min(|y|^a, |y|^c)) <= 2u   <=>  |y| >= max(T^(1/a), T^(1/c)), T = Q^{-1}(1/a, 2u).
+        """
+        from scipy.special import gammainccinv
 
         a, c = float(self.a), float(self.c)
-        qa, qc = _float_quantile(a, u), _float_quantile(c, u)
-        hi = np.maximum(qa, qc)
-        lo = np.minimum(qa, qc) - 2.0 * np.abs(qa - qc) - 1e-9 * (1.0 + np.abs(qa))
-
-        def box_cdf(y):
-            ay = np.abs(y)
-            ta, tc = ay ** a, ay ** c
-            q_pos = gammaincc(1.0 / c, np.maximum(ta, tc))  # inf Q (y > 0)
-            q_neg = gammaincc(1.0 / a, np.minimum(ta, tc))  # sup Q (y < 0)
-            return np.where(y > 0, 1.0 - q_pos / 2.0, q_neg / 2.0)
-
-        bad = box_cdf(lo) > u
-        while bad.any():  # widen the bracket where the guess was not below
-            lo = np.where(bad, lo - 0.5 * (1.0 + np.abs(lo)), lo)
-            bad = box_cdf(lo) > u
-        for _ in range(24):  # a guess: its accuracy only sets tightness (the Arb test decides)
-            mid = 0.5 * (lo + hi)
-            ok = box_cdf(mid) <= u
-            lo = np.where(ok, mid, lo)
-            hi = np.where(ok, hi, mid)
-        return lo
+        up = u > 0.5
+        t_pos = gammainccinv(1.0 / c, np.clip(2.0 * (1.0 - u), 1e-300, 1.0))
+        t_neg = gammainccinv(1.0 / a, np.clip(2.0 * u, 1e-300, 1.0))
+        y_pos = np.minimum(t_pos ** (1.0 / a), t_pos ** (1.0 / c))
+        y_neg = -np.maximum(t_neg ** (1.0 / a), t_neg ** (1.0 / c))
+        return np.where(up, y_pos, y_neg)
 
     def lower(self, ks: list[int]) -> dict[int, float]:
         """{k: y} with y <= F_p^{-1}(k/N) for all p in [a, c] proven (-inf where no proof was found)."""

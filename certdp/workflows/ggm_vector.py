@@ -141,9 +141,9 @@ class _CoupledIntervalBounds:
         return self.float_b[p]
 
     def log_b_model(self, p: Fraction) -> tuple[float, float] | None:
-        """float (log b-hat(p), d log b-hat / dp) from the float scales on the grid 1 + k/32 (a guess:
+        """float (log b-hat(p), d log b-hat / dp) from the float scales on the grid 1 + k/16 (a guess:
         one float solve per grid node, smooth slopes; it only proposes trial scales)."""
-        step = Fraction(1, 32)
+        step = Fraction(1, 16)
         k = math.floor((p - 1) / step)
         lo_p, hi_p = 1 + k * step, 1 + (k + 1) * step
         blo, bhi = self.b_float(lo_p), self.b_float(hi_p)
@@ -185,14 +185,16 @@ class _CoupledIntervalBounds:
         beta = Fraction(round(slope * 2**20), 2**20) if c > a else Fraction(0)
         guess = math.exp(log_b)
         pm = float((a + c) / 2)
-        parts = [u_partition(pm, float(q) / guess, self.cells) for q in self.active]
+        shared = u_partition(pm, [float(q) / guess for q in self.active], self.cells)
+        parts = [shared] * len(self.active)
         qb = QuantileBounds(a, c)
         target = float(self.dlt) * 1.0005  # aim just above delta (float proposals; the Arb test decides)
         b_try = guess
         elasticity = -4.0  # d log delta / d log b, a guess refined by secants
         last = None
         found = None
-        for _ in range(5):
+        tries = 5 if c - a <= Fraction(1, 16) else 2  # wide intervals get split anyway
+        for _ in range(tries):
             b_q = dyadic(b_try, 40)
             self.coupled_evaluations += 1
             lo = coupled_delta_lower(a, c, b_q, self.eps, self.active, parts, qb, log_slope=beta, h=self.loss_step)
@@ -210,8 +212,8 @@ class _CoupledIntervalBounds:
                     elasticity = e
             last = (b_try, val)
             nxt = b_try * math.exp((math.log(target) - math.log(val)) / elasticity)
-            if found is not None and nxt <= float(found) * (1 + 2e-4):
-                break
+            if found is not None and nxt <= float(found) * (1 + 5e-4):
+                break  # the next proposal would gain < 1e-3 on F
             b_try = nxt
         self.quantile_evaluations += qb.evaluations
         if found is None:
