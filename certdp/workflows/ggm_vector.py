@@ -298,7 +298,9 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     p_seed = Fraction(f"{(x1 if f1 <= f2 else x2):.4g}")
 
     def certified(shape):
-        cert = calibrate_vector(shape, eps, dlt, ",".join(exact_str(q) for q in vec), rtol=5e-4)
+        # the product engine's cost grows fast with d: finer brackets only for d <= 2
+        grid, rtol = (VECTOR_GRID_STEP, 5e-4) if len(active_q) <= 2 else (2.0**-11, 2e-3)
+        cert = calibrate_vector(shape, eps, dlt, ",".join(exact_str(q) for q in vec), grid_step=grid, rtol=rtol)
         lo, hi = (Fraction(x) for x in cert.interval)
         with working_precision(128):
             mf = moment_factor(arb_of(shape), moment) if shape != "inf" else arb(1) / (moment + 1)
