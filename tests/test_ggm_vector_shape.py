@@ -138,3 +138,14 @@ def test_vector_shape_search_budget_is_undecided_with_the_gap():
 
     with pytest.raises(UndecidedError, match="certified gap"):
         vector_shape_search("1", "0.01", "1,2", tolerance="0.001", p_max=2.0, evaluations=4, budget_seconds=0.01)
+
+
+def test_p2_equal_coordinates_below_gaussian():
+    """Delta = (1, 1, 1) at p = 2 (equal coordinates share one law): below the Gaussian with sqrt 3."""
+    b = Fraction(3)
+    mpmath.mp.dps = 50
+    sigma = mpmath.mpf(3) / mpmath.sqrt(2)
+    dl = mpmath.sqrt(3)
+    exact = mpmath.ncdf(dl / (2 * sigma) - sigma / dl) - mpmath.e * mpmath.ncdf(-dl / (2 * sigma) - sigma / dl)
+    low = _lower(Fraction(2), Fraction(2), b, [Fraction(1)] * 3, 1200)
+    assert float(exact) * 0.98 < low <= exact

@@ -253,7 +253,12 @@ def coupled_delta_lower(a: Fraction, c: Fraction, b: Fraction, eps: Fraction, se
         beta = arb_of(Fraction(log_slope))
         # c(p) = Delta_i / b(p) = (Delta_i / b) exp(-beta (p - p_mid)); c'(p) = -beta c(p)
         factor_ball = (-beta * (p_ball - p_mid)).exp()
+        seen: dict[tuple, tuple[list[float], list[int]]] = {}
         for d_i, ks in zip(sensitivities, partitions):
+            key = (Fraction(d_i), id(ks))
+            if key in seen:  # an equal coordinate with the same partition: the same law
+                per_coordinate.append(seen[key])
+                continue
             c_mid = arb_of(Fraction(d_i)) / arb_of(Fraction(b))
             c_ball = c_mid * factor_ball
             dc_ball = -beta * c_ball
@@ -263,6 +268,7 @@ def coupled_delta_lower(a: Fraction, c: Fraction, b: Fraction, eps: Fraction, se
             masses = [bounds[j + 1] - bounds[j] for j in range(len(ks))]
             losses = [_loss_lower(ys[k], c_mid, c_ball, dc_ball, p_mid, p_ball, half) for k in ks]
             per_coordinate.append((losses, masses))
+            seen[key] = (losses, masses)
     # Clamping keeps the integer vectors short; both moves LOWER a loss, so the bound stays valid:
     # a loss below eps - (sum of the other coordinates' largest losses) can never make the total
     # exceed eps (h = 0 either way): it becomes -inf; a loss above CAP + (sum of the others' most
