@@ -137,7 +137,8 @@ class _CoupledIntervalBounds:
 
         if p not in self.float_b:
             self.float_b[p] = float_product_scale(float(p), float(self.eps), float(self.dlt),
-                                                  [float(q) for q in self.active], polish=False)
+                                                  [float(q) for q in self.active], polish=False,
+                                                  coarse_dt=2.0**-7)
         return self.float_b[p]
 
     def log_b_model(self, p: Fraction) -> tuple[float, float] | None:
