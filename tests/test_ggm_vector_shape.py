@@ -149,3 +149,23 @@ def test_p2_equal_coordinates_below_gaussian():
     exact = mpmath.ncdf(dl / (2 * sigma) - sigma / dl) - mpmath.e * mpmath.ncdf(-dl / (2 * sigma) - sigma / dl)
     low = _lower(Fraction(2), Fraction(2), b, [Fraction(1)] * 3, 1200)
     assert float(exact) * 0.98 < low <= exact
+
+
+@pytest.mark.parametrize("delta, p", [("0.00001", "1.0390625"), ("0.01", "1.3")])
+def test_interval_bound_between_the_product_engine_brackets(delta, p):
+    """The coupled interval bound L_I on a narrow interval lies below the certified F at p (product engine
+    bracket, safe end) and within 0.015 of its unsafe end; delta = 1e-5 near p = 1 has a steep
+    delta(b) (the trial-scale search must bracket, not only extrapolate)."""
+    from certdp.mechanisms.generalized_gaussian import log_moment_factor
+    from certdp.workflows.ggm_vector import _CoupledIntervalBounds, calibrate_vector
+
+    q = Fraction(p)
+    bounds = _CoupledIntervalBounds(EPS, Fraction(delta), [Fraction(1), Fraction(2)], 2, cells=1000,
+                                    loss_step=2.0**-12)
+    low, b_lo = bounds.coupled_bound(q, q + Fraction(1, 1024))
+    cert = calibrate_vector(str(q), 1, delta, "1,2", rtol=5e-4)
+    with working_precision(64):
+        lm = float(log_moment_factor(arb_of(q), 2).mid())
+    f_unsafe, f_safe = (2 * math.log(float(x)) + lm for x in cert.interval)
+    assert b_lo is not None and low <= f_safe
+    assert low >= f_unsafe - 0.015

@@ -204,8 +204,9 @@ class _CoupledIntervalBounds:
         b_try = guess
         elasticity = -4.0  # d log delta / d log b, a guess refined by secants
         last = None
-        found = None
-        tries = 5 if c - a <= Fraction(1, 16) else 2  # wide intervals get split anyway
+        found = None  # largest scale proven unsafe (delta_lo > delta)
+        failed = None  # smallest scale tried without that proof
+        tries = 6 if c - a <= Fraction(1, 16) else 2  # wide intervals get split anyway
         for _ in range(tries):
             b_q = dyadic(b_try, 40)
             self.coupled_evaluations += 1
@@ -213,17 +214,25 @@ class _CoupledIntervalBounds:
             with working_precision(64):
                 proven = bool(lo > arb_of(self.dlt))
             val = float(lo.mid())
-            if proven and (found is None or b_q > found):
-                found = b_q
-            if val <= 0:
-                b_try *= 0.7
-                continue
-            if last is not None and last[1] > 0 and last[0] != b_try:
+            if proven:
+                found = b_q if found is None or b_q > found else found
+            else:
+                failed = b_q if failed is None or b_q < failed else failed
+            if val > 0 and last is not None and last[1] > 0 and last[0] != b_try:
                 e = (math.log(val) - math.log(last[1])) / (math.log(b_try) - math.log(last[0]))
-                if -50 < e < -0.5:
+                if e < -0.1:
                     elasticity = e
-            last = (b_try, val)
-            nxt = b_try * math.exp((math.log(target) - math.log(val)) / elasticity)
+            if val > 0:
+                last = (b_try, val)
+                nxt = b_try * math.exp((math.log(target) - math.log(val)) / elasticity)
+            else:
+                nxt = b_try * 0.7
+            if found is not None and failed is not None:
+                lo_f, hi_f = float(found), float(failed)
+                if hi_f <= lo_f * (1 + 5e-4):
+                    break  # bracketed to 5e-4: < 1e-3 on F
+                if not (lo_f < nxt < hi_f):
+                    nxt = math.sqrt(lo_f * hi_f)  # secant left the bracket: bisect (geometric)
             if found is not None and nxt <= float(found) * (1 + 5e-4):
                 break  # the next proposal would gain < 1e-3 on F
             b_try = nxt
