@@ -276,7 +276,7 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     import time
 
     from certdp.engines.product_loss import float_product_scale
-    from certdp.mechanisms.generalized_gaussian import log_moment_factor, moment_factor, parse_sensitivity_vector
+    from certdp.mechanisms.generalized_gaussian import moment_factor, parse_sensitivity_vector
     from certdp.numbers import InputError
     from certdp.workflows.ggm_shape_search import _initial_breakpoints
 
