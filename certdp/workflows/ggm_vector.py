@@ -3,6 +3,10 @@
 :func:`calibrate_vector` brackets the scale ``b(p)`` of GGM(p) for a sensitivity vector: with
 ``p = 2``, ``p = inf`` or one non-zero entry by the exact 1-D calibration, otherwise by the
 deterministic, pessimistic product-loss engine (:mod:`certdp.engines.product_loss`).
+:func:`vector_shape_search` is the certified shape search for a sensitivity vector: branch and
+bound on p-intervals with lower bounds from the quantile coupling
+(:mod:`certdp.engines.quantile_coupling`) and the projection to one coordinate (App. D.2), upper
+bounds from :func:`calibrate_vector` at points.
 """
 
 from __future__ import annotations
