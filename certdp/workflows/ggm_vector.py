@@ -339,9 +339,12 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     candidates[exact_str(p_seed)] = (sel_cert, sel_upper)
     benchmarks = {}
     best_lower = None
+    inf_lower = None
     for name in ("1", "2", "inf"):
         cert, lower, upper = certified(name)
         candidates[name] = (cert, upper)
+        if name == "inf":
+            inf_lower = lower  # M_m(inf) b_lo^m, b_lo the unsafe end of the certified bracket
         benchmarks[name] = {"scale_interval": [str(x) for x in cert.interval], "safe_scale": str(cert.value),
                             f"L{moment}_bounds": list(decimal_bounds(lower.union(upper), 8)),
                             "method": cert.method}
@@ -355,8 +358,13 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     # ---------------------------------------------------------------- certified branch and bound
     bounds = _CoupledIntervalBounds(eps, dlt, active_q, moment, cells=cells, loss_step=loss_step)
     with working_precision(64):
-        f_inf, _ = bounds.one_d.objective_upper(math.inf)  # exact 1-D value for max Delta_i
+        f_inf, _ = bounds.one_d.objective_upper(math.inf)  # exact 1-D value for max Delta_i (projection)
         l_inf = math.nextafter(float(arb(f_inf.lower()).mid()), -math.inf)
+    with working_precision(128):
+        # the vector's own p = inf bracket (closed form 1 - prod_i (1 - Delta_i / 2b)_+, App. B.4):
+        # its unsafe end bounds F(inf) below, much better than the projection for balanced vectors
+        if inf_lower is not None and inf_lower > 0:
+            l_inf = max(l_inf, math.nextafter(float(arb(inf_lower.log().lower()).mid()), -math.inf))
     eta_f = float(eta)
     heap: list[tuple[float, Fraction, Fraction]] = []
     pruned = {"projection": 0, "coupling": 0}
