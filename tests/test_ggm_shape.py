@@ -83,15 +83,19 @@ def test_grid_mode_close_to_certified():
 
 
 def test_vector_shape_search_cli_certifies_the_improvement(cli):
-    """`certdp shape ggm --sensitivity 1,2` (issue 17): float p-hat, certified scales and gain bound."""
+    """`certdp shape ggm --sensitivity 1,2` (issue 17): certified branch and bound, certified scales and gain."""
     import json
 
     from certdp.workflows.calibrate import calibrate
 
-    out = cli("shape", "ggm", "--sensitivity", "1,2", "--epsilon", "1", "--delta", "0.01", "--p-max", "4", "--json")
+    out = cli("shape", "ggm", "--sensitivity", "1,2", "--epsilon", "1", "--delta", "0.01", "--p-max", "4",
+              "--tolerance", "0.05", "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert data["kind"] == "shape-search-vector" and data["shape_certified_optimal"] is False
+    assert data["kind"] == "shape-search-vector" and data["shape_certified_optimal"] is True
+    lo, hi = (float(x) for x in data["objective_bounds"])
+    assert hi - lo <= 0.05
+    assert abs(math.log(float(data["L2_upper_per_coordinate"])) - hi) < 1e-6  # U* is the selected point's
     assert 1.2 < float(data["shape"]) < 1.45                                  # paper (MC-EB): 1.2947
     assert 14.0 < data["improvement_lower_percent"] < 15.5                    # paper: 15.25 %
     # p = 2 benchmark is the analytic Gaussian with ||Delta||_2 = sqrt 5, sigma = b / sqrt 2

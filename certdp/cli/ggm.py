@@ -93,9 +93,9 @@ def _range(text: str, name: str) -> list[float]:
 @_ggm_sensitivity_option
 @click.option("--moment", "-m", default=2, show_default=True, type=Count(1, 100),
               help="Absolute moment order m (an integer in [1, 100]).")
-@click.option("--tolerance", "-t", default="1e-4", show_default=True,
+@click.option("--tolerance", "-t", default=None,
               type=Real(0, 1, low_open=True, high_open=True, metavar="ETA"),
-              help="Certified gap eta in (0, 1) on log L_m.")
+              help="Certified gap eta in (0, 1) on log L_m [default: 1e-4; 0.02 for a sensitivity vector].")
 @click.option("--p-max", default="1001", show_default=True, type=Real(1, 10**6, low_open=True, metavar="P_MAX"),
               help="Search p in [1, P_MAX] and p = inf (P_MAX in (1, 1e6]).")
 @click.option("--grid", is_flag=True, help="Fast float64 two-stage grid over (eps, delta) ranges (ESTIMATE).")
@@ -105,8 +105,11 @@ def _range(text: str, name: str) -> list[float]:
 def shape_ggm(epsilon, delta, sensitivity, moment, tolerance, p_max, grid, plot, as_json):
     """Shape p minimising E|X|^m = b(p)^m M_m(p) at (epsilon, delta), with certified bounds."""
     if _is_vector(sensitivity) and not grid:
-        _vector_shape(epsilon, delta, sensitivity, moment, p_max, as_json)
+        from certdp.workflows.ggm_vector import VECTOR_TOLERANCE
+
+        _vector_shape(epsilon, delta, sensitivity, moment, p_max, tolerance or VECTOR_TOLERANCE, as_json)
         return
+    tolerance = tolerance or "1e-4"
     if _is_vector(sensitivity):
         raise InputError("sensitivity", "the float grid (--grid) is implemented for scalar sensitivity")
     if grid:
@@ -160,28 +163,53 @@ def shape_ggm(epsilon, delta, sensitivity, moment, tolerance, p_max, grid, plot,
             console.print(f"plot written to {plot}")
 
 
-def _vector_shape(epsilon, delta, sensitivity, moment, p_max, as_json) -> None:
-    """Sensitivity vector: float p-hat, certified scales and certified improvement bound."""
+def _remaining_budget(default: float = 600.0) -> float:
+    """Seconds left on the command's --budget alarm (certdp.cli.validate), minus a margin, so the search
+    stops itself between intervals and reports the certified gap it reached (UNDECIDED)."""
+    import signal
+
+    left = signal.getitimer(signal.ITIMER_REAL)[0] if hasattr(signal, "getitimer") else 0.0
+    return max(0.9 * left - 2.0, 0.5) if left > 0 else default
+
+
+def _vector_shape(epsilon, delta, sensitivity, moment, p_max, tolerance, as_json) -> None:
+    """Sensitivity vector: certified branch and bound (quantile coupling), certified scales and gain bound."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     from certdp.workflows.ggm_vector import vector_shape_search
 
-    with console.status("shape search for a sensitivity vector (float p-hat, certified scales)...",
-                        spinner="dots") if not as_json else _nullcontext():
-        data = vector_shape_search(epsilon, delta, sensitivity, moment=moment, p_max=min(float(p_max), 8.0))
+    eta = float(tolerance)
+    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
+                  TextColumn("gap {task.fields[gap]}"), TimeElapsedColumn(),
+                  console=console, transient=True, disable=as_json) as bar:
+        task = bar.add_task("certified shape search (sensitivity vector)", total=1.0, gap="-")
+
+        def progress(gap: float, _eta: float) -> None:
+            frac = 0.0 if not math.isfinite(gap) or gap <= 0 else min(1.0, max(0.0, math.log(max(gap, eta) / 10)
+                                                                             / math.log(eta / 10)))
+            bar.update(task, completed=frac, gap=f"{gap:.3g}")
+
+        data = vector_shape_search(epsilon, delta, sensitivity, moment=moment, p_max=min(float(p_max), 8.0),
+                                   tolerance=tolerance, budget_seconds=_remaining_budget(), progress=progress)
+    data.pop("history", None)
     if as_json:
         print_json(data)
         return
     from rich.table import Table
 
-    t = Table(title=f"certdp shape search: ggm, sensitivity ({data['inputs']['sensitivity']}), E|X_i|^{moment}",
-              show_header=False, title_justify="left")
+    t = Table(title=f"certdp certified shape search: ggm, sensitivity ({data['inputs']['sensitivity']}), "
+                    f"E|X_i|^{moment}", show_header=False, title_justify="left")
     t.add_column(style="bold")
     t.add_column()
-    t.add_row("selected shape p-hat", f"{data['shape']}  ({data['shape_search']}; NOT certified optimal)")
+    t.add_row("selected shape p-hat", f"{data['shape']}  (float seed {data['shape_seed']})")
     t.add_row("scale (certified bracket)", f"[{data['scale_interval'][0][:14]}, {data['scale_interval'][1][:14]}]")
     t.add_row(f"L{moment} per coordinate <=", data[f"L{moment}_upper_per_coordinate"])
+    t.add_row(f"min log L{moment} over p in", f"[{data['objective_bounds'][0]}, {data['objective_bounds'][1]}]  "
+                                              f"(certified gap {data['certified_gap']:.3g})")
     for key, v in data["benchmarks"].items():
         t.add_row(f"benchmark p = {key}", f"L{moment} in [{v[f'L{moment}_bounds'][0]}, {v[f'L{moment}_bounds'][1]}]")
     t.add_row("improvement >= (certified)", f"{data['improvement_lower_percent']:.2f} %")
+    t.add_row("work", f"{data['intervals']} intervals, {data['coupled_evaluations']} coupled evaluations")
     t.add_row("guarantee", data["guarantee"])
     t.add_row("time", f"{data['timing_seconds']:.1f} s")
     console.print(t)

@@ -1,0 +1,312 @@
+"""Quantile-coupling engine: a lower bound on delta of GGM with a sensitivity VECTOR, for all p of an interval.
+
+Structure (our construction; used by the certified vector shape search).  For X_i = b Y_i,
+Y_i i.i.d. GGD(0, 1, p), the privacy loss of the worst shift (seed 004 Lemma 3.5) is
+
+    L = sum_i l_i(Y_i),   l_i(y) = |y + c_i|^p - |y|^p,   c_i = Delta_i / b >= 0,
+
+non-decreasing in y for p >= 1, and delta_{p,b}(eps; Delta) = E[h(L)] with
+h(t) = (1 - e^(eps - t))_+ non-decreasing (seed 004 App. A.2).
+
+Lemma (quantile coupling lower bound).  Let U_1..U_d be i.i.d. uniform on (0, 1) and
+Y_i = F_p^{-1}(U_i) (F_p the GGD(0, 1, p) cdf): this is a coupling of the law of Y for
+EVERY p at once.  Cut (0, 1) at exact rationals 0 < u_1 < ... < u_K < 1 (per coordinate;
+bin j = (u_j, u_{j+1}] has probability u_{j+1} - u_j exactly, for every p; u_0 = 0,
+u_{K+1} = 1).  Let y_j be numbers with y_j <= F_p^{-1}(u_j) for all p in I = [a, c]
+(certified below) and lam_ij <= inf_{p in I} l_i(y_j; p) (Arb on the p-ball).  On bin
+j >= 1, Y_i >= y_j, so l_i(Y_i) >= l_i(y_j) >= lam_ij; on bin 0 put lam = -inf.  Rounding
+lam_ij down to the grid hZ gives a discrete L_lo <= L pointwise, for every p in I, and
+since h is non-decreasing,
+
+    delta_{p,b} >= E[h(L_lo)] = sum_k C_k h(k h) / N^d     for every p in I,
+
+where C is the exact integer convolution of the per-coordinate count vectors (masses are
+integers over N = 2^60).  The sum is evaluated in Arb (exact integers, Arb exponentials).
+Bin 0 (lam = -inf) contributes 0, so the result is a certified LOWER bound of delta,
+uniform over p in I -- the quantity the branch and bound needs (masses do not depend on
+p, so the p-ball dependency that defeats the cut-point engine, docs/ggm.md, is gone; the
+only p-dependence left is in y_j and lam_ij, both first order in |I|).
+
+Certified quantile bound.  F_p(y) = Q(1/p, |y|^p)/2 for y < 0 and 1 - Q(1/p, y^p)/2 for
+y > 0 (Q the regularized upper incomplete gamma), and Q(s, t) is increasing in s and
+decreasing in t, so sup_{p in I} F_p(y) is one Arb incomplete gamma at a corner of
+[1/c, 1/a] x [min_p |y|^p, max_p |y|^p].  If that sup is <= u, then y <= F_p^{-1}(u) for
+every p in I (F_p continuous, strictly increasing).  The candidate y is a float guess
+(SciPy quantile at the ends of I, moved down); only the Arb test decides.
+
+Tightness.  E[h(L)] - E[h(L_lo)] is about sum_i sum_j (u_{j+1} - u_j)(l_i(y_{j+1}) - l_i(y_j))
+weighted by h' <= 1, plus d h and the p-interval terms; the cut points are chosen (float
+heuristic, :func:`u_partition`) so that mass x loss step is about constant.  This engine
+gives only LOWER bounds (upper bounds come from the cut-point engine,
+:mod:`certdp.engines.product_loss`).  It uses no float arithmetic in any decision: the
+convolution is exact integer arithmetic (python-flint fmpz_poly).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from flint import arb, arb_poly, fmpz_poly
+
+from certdp.numbers import arb_of, working_precision
+from certdp.numbers.balls import float_lower
+
+__all__ = ["U_BITS", "QuantileBounds", "u_partition", "coupled_delta_lower", "DEFAULT_LOSS_STEP",
+           "DEFAULT_CELLS"]
+
+U_BITS = 60
+UNIT = 1 << U_BITS
+DEFAULT_LOSS_STEP = 2.0**-12  # the grid h of the rounded losses
+DEFAULT_CELLS = 1500  # target number of u-bins per coordinate
+
+
+def _float_quantile(p: float, u: np.ndarray) -> np.ndarray:
+    """Standardized GGD(0, 1, p) quantile in float64 (a guess only)."""
+    from scipy.special import gammainccinv
+
+    s = 1.0 / p
+    up = u > 0.5
+    q = np.where(up, 2.0 * (1.0 - u), 2.0 * u)
+    r = gammainccinv(s, np.clip(q, 1e-300, 1.0)) ** s
+    return np.where(up, r, -r)
+
+
+def _float_cdf(p: float, y: np.ndarray) -> np.ndarray:
+    from scipy.special import gammaincc
+
+    q = gammaincc(1.0 / p, np.abs(y) ** p) / 2.0
+    return np.where(y > 0, 1.0 - q, q)
+
+
+def u_partition(p: float, c: float | list[float], cells: int = DEFAULT_CELLS, tail: float = 1e-12) -> list[int]:
+    """Integer cut points k_1 < ... < k_K of (0, N), N = 2^60 (u_j = k_j / N), for the losses
+    l(y) = |y + c_i|^p - |y|^p of standardized coordinates at shape ``p`` (``c``: one c_i or a
+    list; one partition serves every coordinate, so the certified quantiles are shared).
+
+    Float heuristic (any cut points give a valid bound; these set its tightness): equalise
+    mass x loss step, i.e. cut where the cumulative sqrt(density x summed loss slopes) is equally
+    spaced, on [F^{-1}(tail), F^{-1}(1 - tail)].
+    """
+    cs = [float(c)] if not isinstance(c, (list, tuple)) else [float(x) for x in c]
+    lo = float(_float_quantile(p, np.array([tail]))[0])
+    hi = float(_float_quantile(p, np.array([1.0 - tail]))[0])
+    ys = np.linspace(lo - max(cs), hi, 20001)
+    dens = np.exp(-np.abs(ys) ** p)
+    slope = np.zeros_like(ys)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for ci in cs:
+            slope += np.maximum(p * (np.sign(ys + ci) * np.abs(ys + ci) ** (p - 1)
+                                     - np.sign(ys) * np.abs(ys) ** (p - 1)), 0.0)
+    w = np.sqrt(np.maximum(dens * slope, 0.0)) + 1e-3 * np.sqrt(dens)
+    cum = np.concatenate(([0.0], np.cumsum(0.5 * (w[1:] + w[:-1]) * np.diff(ys))))
+    targets = np.linspace(0.0, cum[-1], cells)
+    y_cut = np.interp(targets, cum, ys)
+    u = _float_cdf(p, y_cut)
+    u = np.clip(u, tail, 1.0 - tail)
+    ks = sorted({int(round(float(x) * UNIT)) for x in u})
+    return [k for k in ks if 0 < k < UNIT]
+
+
+class QuantileBounds:
+    """Certified lower quantiles y(k) <= F_p^{-1}(k / 2^60) for every p in [a, c], cached by k."""
+
+    def __init__(self, a: Fraction, c: Fraction, prec: int = 64):
+        if not (1 <= a <= c):
+            raise ValueError("need 1 <= a <= c")
+        self.a, self.c = Fraction(a), Fraction(c)
+        self.prec = prec
+        self._cache: dict[int, float] = {}
+        self.evaluations = 0
+
+    def _sup_cdf_at_most(self, y: float, k: int) -> bool:
+        """Proves sup_{p in [a, c]} F_p(y) <= k / N (False: not proven)."""
+        u = Fraction(k, UNIT)
+        if y == 0.0:
+            return Fraction(1, 2) <= u
+        self.evaluations += 1
+        with working_precision(self.prec):
+            log_abs = arb(abs(y)).log()
+            ta, tc = (arb_of(self.a) * log_abs).exp(), (arb_of(self.c) * log_abs).exp()
+            t_lo, t_hi = (ta, tc) if abs(y) >= 1 else (tc, ta)  # |y|^p monotone in p
+            if y > 0:
+                # F = 1 - Q/2 <= u  <=>  Q >= 2 (1 - u); inf Q at (s_min, t_max)
+                q = arb(t_hi.upper()).gamma_upper(1 / arb_of(self.c), regularized=1)
+                return bool(q >= 2 * (1 - arb_of(u)))
+            # F = Q/2 <= u; sup Q at (s_max, t_min)
+            t0 = arb(t_lo.lower())
+            if t0 < 0:
+                t0 = arb(0)
+            q = t0.gamma_upper(1 / arb_of(self.a), regularized=1)
+            return bool(q <= 2 * arb_of(u))
+
+    def _float_box_quantile(self, u: np.ndarray) -> np.ndarray:
+        """Float guess of the largest y with the corner bound sup_box F(y) <= u, in closed form.
+
+        y > 0: Q(1/c, max(y^a, y^c)) >= 2(1 - u)  <=>  y <= min(T^(1/a), T^(1/c)), T = Q^{-1}(1/c, 2(1-u));
+        y < 0: Q(1/a, min(|y|^a, |y|^c)) <= 2u   <=>  |y| >= max(T^(1/a), T^(1/c)), T = Q^{-1}(1/a, 2u).
+        """
+        from scipy.special import gammainccinv
+
+        a, c = float(self.a), float(self.c)
+        up = u > 0.5
+        t_pos = gammainccinv(1.0 / c, np.clip(2.0 * (1.0 - u), 1e-300, 1.0))
+        t_neg = gammainccinv(1.0 / a, np.clip(2.0 * u, 1e-300, 1.0))
+        y_pos = np.minimum(t_pos ** (1.0 / a), t_pos ** (1.0 / c))
+        y_neg = -np.maximum(t_neg ** (1.0 / a), t_neg ** (1.0 / c))
+        return np.where(up, y_pos, y_neg)
+
+    def lower(self, ks: list[int]) -> dict[int, float]:
+        """{k: y} with y <= F_p^{-1}(k/N) for all p in [a, c] proven (-inf where no proof was found)."""
+        todo = [k for k in ks if k not in self._cache]
+        if todo:
+            u = np.array([k / UNIT for k in todo])
+            guess = self._float_box_quantile(u) if self.a != self.c else _float_quantile(float(self.a), u)
+            for k, g in zip(todo, guess):
+                g = float(g)
+                margin = 1e-12 * (1.0 + abs(g))
+                y = -math.inf
+                for _ in range(8):
+                    cand = g - margin
+                    if self._sup_cdf_at_most(cand, k):
+                        y = cand
+                        break
+                    margin *= 64.0
+                self._cache[k] = y
+        return {k: self._cache[k] for k in ks}
+
+
+def _abs_pow(z: arb, p: arb) -> arb:
+    a = abs(z)
+    if a > 0:
+        return (p * a.log()).exp()
+    hi = arb(a.upper())
+    return arb(0) if hi == 0 else arb(0).union((p * hi.log()).exp())
+
+
+def _loss_lower(y: float, c_mid: arb, c_ball: arb, dc_ball: arb, p_mid: arb, p_ball: arb,
+                half_width: arb) -> float:
+    """A float <= inf_{p in ball} (|y + c(p)|^p - |y|^p) (-inf for y = -inf).
+
+    ``c_mid`` = c(p_mid), ``c_ball`` encloses c(p) and ``dc_ball`` c'(p) over the p-ball.
+    Mean-value form in p when |y| and |y + c| are bounded away from 0:
+    l(p) in l(p_mid) + [-w, w] * sup |d l / d p| on the ball, with
+    d l / d p = |z|^p log|z| + p |z|^(p-1) sgn(z) c'(p) - |y|^p log|y|, z = y + c(p)
+    (much tighter than the naive ball: the terms nearly cancel); otherwise the naive ball
+    evaluation over the box p-ball x c-ball (an enclosure of the same set).
+    """
+    if y == -math.inf:
+        return -math.inf
+    yb = arb(y)
+    z = yb + c_ball
+    if y != 0.0 and abs(z) > 0:
+        lz, ly = abs(z).log(), abs(yb).log()
+        val = (p_mid * abs(yb + c_mid).log()).exp() - (p_mid * ly).exp()
+        zp = (p_ball * lz).exp()
+        sgn = 1 if z > 0 else -1
+        deriv = zp * lz + p_ball * (zp / abs(z)) * (sgn * dc_ball) - (p_ball * ly).exp() * ly
+        lo = val - half_width * abs(deriv)
+        return float_lower(arb(lo.lower()))
+    return float_lower(_abs_pow(z, p_ball) - _abs_pow(yb, p_ball))
+
+
+def _counts_poly(losses: list[float], masses: list[int], h: float) -> tuple[int, fmpz_poly] | None:
+    """(offset, poly) with poly coefficient k = total mass of rounded loss (offset + k) h."""
+    pairs = [(math.floor(l / h), m) for l, m in zip(losses, masses) if l != -math.inf and m > 0]
+    # floor(l / h) with h a power of two is exact in float64 (division by 2^k is exact, floor exact)
+    if not pairs:
+        return None
+    off = min(i for i, _ in pairs)
+    top = max(i for i, _ in pairs)
+    coeffs = [0] * (top - off + 1)
+    for i, m in pairs:
+        coeffs[i - off] += m
+    return off, fmpz_poly(coeffs)
+
+
+def coupled_delta_lower(a: Fraction, c: Fraction, b: Fraction, eps: Fraction, sensitivities,
+                        partitions: list[list[int]], quantiles: QuantileBounds, *,
+                        log_slope: Fraction = Fraction(0),
+                        h: float = DEFAULT_LOSS_STEP, prec: int = 128) -> arb:
+    """Arb ball whose lower end is <= delta_{p, b(p)}(eps; Delta) for EVERY p in [a, c] (module lemma),
+    at the p-dependent scale b(p) = b exp(log_slope (p - p_mid)), p_mid = (a + c) / 2.
+
+    The lemma holds pointwise in p, so the scale may depend on p; a slope matching
+    d log b-hat / d p removes the first-order variation of the true delta over the interval
+    (``log_slope = 0``: one scale for all p).  ``partitions[i]``: integer u cut points of
+    coordinate i (over N = 2^60); ``quantiles``: the certified lower quantiles for [a, c]
+    (shared by every scale).  ``b``, ``log_slope`` exact (Fractions).
+    """
+    if quantiles.a != a or quantiles.c != c:
+        raise ValueError("quantile bounds are for another p-interval")
+    h_frac = Fraction(h)
+    if h_frac.numerator != 1 or h_frac.denominator & (h_frac.denominator - 1):
+        raise ValueError("h must be a power of two")
+    polys = []
+    per_coordinate = []
+    with working_precision(64):
+        p_mid_q = (Fraction(a) + Fraction(c)) / 2
+        p_mid = arb_of(p_mid_q)
+        p_ball = arb_of(a).union(arb_of(c))
+        half = arb_of((Fraction(c) - Fraction(a)) / 2)
+        beta = arb_of(Fraction(log_slope))
+        # c(p) = Delta_i / b(p) = (Delta_i / b) exp(-beta (p - p_mid)); c'(p) = -beta c(p)
+        factor_ball = (-beta * (p_ball - p_mid)).exp()
+        seen: dict[tuple, tuple[list[float], list[int]]] = {}
+        for d_i, ks in zip(sensitivities, partitions):
+            key = (Fraction(d_i), id(ks))
+            if key in seen:  # an equal coordinate with the same partition: the same law
+                per_coordinate.append(seen[key])
+                continue
+            c_mid = arb_of(Fraction(d_i)) / arb_of(Fraction(b))
+            c_ball = c_mid * factor_ball
+            dc_ball = -beta * c_ball
+            ys = quantiles.lower(ks)
+            # bin j (j = 1..K): (u_j, u_{j+1}], mass k_{j+1} - k_j (k_{K+1} = N); bin 0 dropped (-inf)
+            bounds = list(ks) + [UNIT]
+            masses = [bounds[j + 1] - bounds[j] for j in range(len(ks))]
+            losses = [_loss_lower(ys[k], c_mid, c_ball, dc_ball, p_mid, p_ball, half) for k in ks]
+            per_coordinate.append((losses, masses))
+            seen[key] = (losses, masses)
+    # Clamping keeps the integer vectors short; both moves LOWER a loss, so the bound stays valid:
+    # a loss below eps - (sum of the other coordinates' largest losses) can never make the total
+    # exceed eps (h = 0 either way): it becomes -inf; a loss above CAP + (sum of the others' most
+    # negative finite losses), CAP = eps + 60, is lowered to that value (h changes by < e^-60
+    # there, and only downwards).
+    tops = [max((l for l in ls if l != -math.inf), default=-math.inf) for ls, _ in per_coordinate]
+    bottoms = [min((l for l in ls if l != -math.inf), default=0.0) for ls, _ in per_coordinate]
+    if any(t == -math.inf for t in tops):
+        return arb(0)
+    eps_f = float(eps)
+    for i, (losses, masses) in enumerate(per_coordinate):
+        others_top = sum(t for j, t in enumerate(tops) if j != i)
+        others_bottom = sum(min(bt, 0.0) for j, bt in enumerate(bottoms) if j != i)
+        floor_i = math.nextafter(eps_f - others_top, -math.inf) - 2 * h * len(tops)
+        cap_i = eps_f + 60.0 - others_bottom
+        clamped = [-math.inf if l < floor_i else min(l, cap_i) for l in losses]
+        cp = _counts_poly(clamped, masses, h)
+        if cp is None:
+            return arb(0)
+        polys.append(cp)
+    off = sum(o for o, _ in polys)
+    poly = polys[0][1]
+    for _, q in polys[1:]:
+        poly = poly * q
+    # terms with t = (off + k) h > eps contribute C_k (1 - e^(eps - t)); the rest h = 0
+    k0 = max(math.floor(Fraction(eps) / h_frac) + 1 - off, 0)
+    if k0 > poly.degree():
+        return arb(0)
+    if k0 > 0:
+        shift = fmpz_poly([0] * k0 + [1])
+        tail = (poly - poly % shift) // shift  # exact: coefficients k0, k0+1, ... moved down by k0
+    else:
+        tail = poly
+    with working_precision(prec):
+        hh = arb_of(h_frac)
+        total = arb(tail(1))
+        weighted = arb_poly(tail)((-hh).exp())
+        t0 = (off + k0) * hh
+        num = total - (arb_of(Fraction(eps)) - t0).exp() * weighted
+        val = num / arb(2) ** (U_BITS * len(polys))
+        return arb(val.lower()) if val.lower() > 0 else arb(0)
