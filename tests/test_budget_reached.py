@@ -15,7 +15,9 @@ import pytest
 from reference import gaussian_delta_closed_form, mpf
 
 
-def _interrupting_closure(monkeypatch, after_calls: int):
+def _interrupting_closure(monkeypatch, after_calls: int, error: BaseException | None = None):
+    """Make the calibration's profile raise ``error`` (default: the CLI's BudgetExceeded, what the
+    SIGALRM handler raises when --budget runs out) after ``after_calls`` evaluations."""
     import certdp.workflows.calibrate as calibrate_module
     from certdp.cli.validate import BudgetExceeded
 
@@ -28,7 +30,7 @@ def _interrupting_closure(monkeypatch, after_calls: int):
         def interrupted(t):
             calls.append(t)
             if len(calls) > after_calls:
-                raise BudgetExceeded()   # what the SIGALRM handler raises when --budget runs out
+                raise error if error is not None else BudgetExceeded()
             return profile(t)
 
         return interrupted
@@ -123,30 +125,10 @@ def test_api_budget_reports_the_bracket_points(monkeypatch):
     import certdp
     from certdp.numbers.deadline import BudgetExhausted
 
-    _interrupting_closure_raising(monkeypatch, BudgetExhausted("the time budget of 1 s was exceeded"))
+    _interrupting_closure(monkeypatch, 1, BudgetExhausted("the time budget of 1 s was exceeded"))
     with pytest.raises(BudgetExhausted, match="certified so far") as info:
         certdp.calibrate("gaussian", epsilon=1, delta="1e-5", budget=600)
     point = info.value.reached.get("safe") or info.value.reached.get("unsafe")
     ref = gaussian_delta_closed_form(Fraction(point["sigma"]), 1)
     lo, hi = (mpf(Fraction(x)) for x in point["delta_enclosure"])
     assert lo <= ref <= hi
-
-
-def _interrupting_closure_raising(monkeypatch, error):
-    import certdp.workflows.calibrate as calibrate_module
-
-    real = calibrate_module.profile_closure
-
-    def closure(*args, **kwargs):
-        profile = real(*args, **kwargs)
-        calls = []
-
-        def interrupted(t):
-            calls.append(t)
-            if len(calls) > 1:
-                raise error
-            return profile(t)
-
-        return interrupted
-
-    monkeypatch.setattr(calibrate_module, "profile_closure", closure)

@@ -48,7 +48,7 @@ import numpy as np
 from flint import arb, ctx
 
 from certdp.engines.monotone_loss import _survival_from_log
-from certdp.numbers.balls import float_lower, float_upper, to_arb
+from certdp.numbers.balls import abs_pow, float_lower, float_upper, to_arb
 
 __all__ = ["product_delta_enclosure", "product_delta_bounds", "float_product_delta", "float_product_scale",
            "mc_empirical_bernstein", "DEFAULT_GRID_STEP", "StandardCoordinate", "standard_coordinates"]
@@ -179,13 +179,6 @@ class StandardCoordinate:
         return cls(p, xs / b)
 
 
-def _abs_pow(z: arb, p: arb) -> arb:
-    """|z|^p for p > 0 on a ball z (a ball touching 0 gives [0, hi^p]: t -> t^p is increasing)."""
-    a = abs(z)
-    if a > 0:
-        return (p * a.log()).exp()
-    hi = arb(a.upper())
-    return arb(0) if hi == 0 else arb(0).union((p * hi.log()).exp())
 
 
 def _coordinate_laws(p: Fraction, b: arb, d: Fraction, dt: float, tail: float,
@@ -206,7 +199,7 @@ def _coordinate_laws(p: Fraction, b: arb, d: Fraction, dt: float, tail: float,
     lo_idx = []
     ceil, floor, upper, lower = math.ceil, math.floor, float_upper, float_lower
     for y_ball, y_pow in zip(standard.balls, standard.powers):
-        scaled = (_abs_pow(y_ball + d_over_b, p_a) - y_pow) * inv_dt  # l(b y) / dt
+        scaled = (abs_pow(y_ball + d_over_b, p_a) - y_pow) * inv_dt  # l(b y) / dt
         up_idx.append(ceil(upper(scaled)))
         lo_idx.append(floor(lower(scaled)))
     k_count = len(standard.ys)

@@ -51,7 +51,7 @@ import numpy as np
 from flint import arb, arb_poly, fmpz_poly
 
 from certdp.numbers import arb_of, working_precision
-from certdp.numbers.balls import float_lower
+from certdp.numbers.balls import abs_pow, float_lower
 
 __all__ = ["U_BITS", "QuantileBounds", "u_partition", "coupled_delta_lower", "DEFAULT_LOSS_STEP",
            "DEFAULT_CELLS"]
@@ -177,12 +177,6 @@ class QuantileBounds:
         return {k: self._cache[k] for k in ks}
 
 
-def _abs_pow(z: arb, p: arb) -> arb:
-    a = abs(z)
-    if a > 0:
-        return (p * a.log()).exp()
-    hi = arb(a.upper())
-    return arb(0) if hi == 0 else arb(0).union((p * hi.log()).exp())
 
 
 def _loss_lower(y: float, c_mid: arb, c_ball: arb, dc_ball: arb, p_mid: arb, p_ball: arb,
@@ -208,7 +202,7 @@ def _loss_lower(y: float, c_mid: arb, c_ball: arb, dc_ball: arb, p_mid: arb, p_b
         deriv = zp * lz + p_ball * (zp / abs(z)) * (sgn * dc_ball) - (p_ball * ly).exp() * ly
         lo = val - half_width * abs(deriv)
         return float_lower(arb(lo.lower()))
-    return float_lower(_abs_pow(z, p_ball) - _abs_pow(yb, p_ball))
+    return float_lower(abs_pow(z, p_ball) - abs_pow(yb, p_ball))
 
 
 def _counts_poly(losses: list[float], masses: list[int], h: float) -> tuple[int, fmpz_poly] | None:

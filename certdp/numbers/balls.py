@@ -18,6 +18,7 @@ from certdp.numbers.exact import exact_str, parse_exact
 
 __all__ = [
     "arb_of",
+    "abs_pow",
     "to_arb",
     "float_upper",
     "float_lower",
@@ -301,3 +302,12 @@ def decimal_bounds(x: arb, digits: int = 20) -> tuple[str, str]:
     lo_d = round_decimal(lo, digits, "down")
     hi_d = round_decimal(hi, digits, "up")
     return exact_str(Fraction(lo_d)), exact_str(Fraction(hi_d))
+
+
+def abs_pow(z: arb, p: arb) -> arb:
+    """|z|^p for p > 0 on a ball z (a ball touching 0 gives [0, hi^p]: t -> t^p is increasing)."""
+    a = abs(z)
+    if a > 0:
+        return (p * a.log()).exp()
+    hi = arb(a.upper())
+    return arb(0) if hi == 0 else arb(0).union((p * hi.log()).exp())
