@@ -1129,8 +1129,17 @@ class SGGRadialProblem:
         vp_hi = min(vp0 - 1.5 * spread - 1e-14 * min(vp0, 1.0), wfl[2], wfu[2])
         if vm_lo <= 0.0 or vp_hi <= 0.0:
             return None
-        lo_g = (-1.0 + vm_lo, vm_lo, 2.0 - vm_lo)
-        hi_g = (1.0 - vp_hi, 2.0 - vp_hi, vp_hi)
+        # each guess is carried by the distance to the end w* hugs: the far-end distance 2 - v rounds to
+        # 2.0 once v < 1e-16 (T = 2 at eps = 20: 1 + w* ~ 1e-18), and the upper guess rebuilt from it had
+        # 1 + w = 0, so no upper bracket was certified and every bin of the layer fell back to first order
+        if vm0 <= vp0:
+            vm_hi = max(vm0 + 1.5 * spread + 1e-14 * min(vm0, 1.0), wfl[1], wfu[1])
+            lo_g = (-1.0 + vm_lo, vm_lo, 2.0 - vm_lo)
+            hi_g = (-1.0 + vm_hi, vm_hi, 2.0 - vm_hi) if vm_hi < 1.0 else (1.0 - vp_hi, 2.0 - vp_hi, vp_hi)
+        else:
+            vp_lo = max(vp0 + 1.5 * spread + 1e-14 * min(vp0, 1.0), wfl[2], wfu[2])
+            hi_g = (1.0 - vp_hi, 2.0 - vp_hi, vp_hi)
+            lo_g = (1.0 - vp_lo, 2.0 - vp_lo, vp_lo) if vp_lo < 1.0 else (-1.0 + vm_lo, vm_lo, 2.0 - vm_lo)
         wl, wu = self.w_bracket(zball, y, lo_g, hi_g)
         if not (wl > -1 and wu < 1):
             return None
