@@ -1785,7 +1785,9 @@ def sgg_delta_enclosure(
             zl_e, zu_e = key
             zm_e = _split_point(zl_e, zu_e, bps)
             if not (zl_e < zm_e < zu_e):
-                continue
+                zm_e = _sub_double_split(prob, zl_e, zu_e)
+                if zm_e is None:
+                    continue
             del bins[key]
             bins[(zl_e, zm_e)] = evaluate(zl_e, zm_e)
             bins[(zm_e, zu_e)] = evaluate(zm_e, zu_e)
@@ -1794,6 +1796,23 @@ def sgg_delta_enclosure(
             err = RadialPrecisionError("bins cannot be split further in double precision")
             err.enclosure = make(A, B, lower, upper)
             raise err
+
+
+def _sub_double_split(prob: SGGRadialProblem, zl: arb, zu: arb):
+    """The exact midpoint of a bin the float rules cannot split (narrower than the double spacing), only
+    inside the layer around ``z_s`` of a log-singular loss (``c1 < 0``, where the guesses form ``(r - s)/r``
+    in Arb, :meth:`SGGRadialProblem._layer_distance`) and while the bin is wider than ``2^(16 - prec)``
+    relative (finer bins are noise at this precision).  ``None`` elsewhere (as before: not split).  The
+    ends of the layer (where ``w*`` reaches -1) are located by float breakpoints only to ~1e-16 of ``z_s``;
+    the bin holding one is first order, and halving it is what shrinks its width."""
+    if prob._layer_distance(zl) is None or prob._layer_distance(zu) is None:
+        return None
+    if not ((zu - zl) > arb(2) ** (16 - ctx.prec) * zu):
+        return None
+    _, zm = _exact_half_and_centre(zl, zu)
+    if not (zl < zm < zu):
+        return None
+    return zm
 
 
 def _exact_half_and_centre(zl: arb, zu: arb) -> tuple[arb, arb]:
