@@ -1466,12 +1466,16 @@ def _breakpoints(prob: SGGRadialProblem, y: float, z_lo: arb, z_hi: arb, n: int 
 
 
 def _breakpoints_float(prob: SGGRadialProblem, y: float, z_lo: float, z_hi: float, n: int = 400) -> list[float]:
-    """:func:`_breakpoints` for ``z`` in the doubles (float ``z``)."""
+    """:func:`_breakpoints` for ``z`` in the doubles (float ``z``).  Within ``1e-6`` of ``z_s`` (``c1 < 0``)
+    the class ``-1`` test forms ``(r - s)/r`` in Arb (:meth:`SGGRadialProblem._layer_distance`): the float
+    difference put the ends of the eps = 20 layer ~1e-15 (relative) off, bins were graded towards the wrong
+    point and the bin holding the true end shrank by 15/16 per split (sgg T=3 alpha=1 p=3: stalled)."""
     def cls(z):
         try:
             if prob.phi_float(z, 1.0) >= y:
                 return 1
-            if prob.phi_float(z, -1.0) <= y:
+            d_acc = prob._layer_distance(arb(z)) if z > 0 else None
+            if (prob.phi_float(z, -1.0) if d_acc is None else prob.phi_float_end(z, 0.0, -1, d_acc)) <= y:
                 return -1
         except (ValueError, OverflowError, ZeroDivisionError):
             return None
