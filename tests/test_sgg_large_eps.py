@@ -294,3 +294,20 @@ def test_r1smg_plane_at_eps_20_layer_ends_resolved_to_1e_12():
         hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
     assert lo - err <= ref <= hi + err, (lo, ref, hi)
     assert hi - lo <= mp.mpf("1e-12") * lo * (1 + mp.mpf("1e-6"))
+
+
+def test_sgg_t3_alpha1_p3_at_eps_20_layer_ends_match_mpmath():
+    """SGG T = 3, alpha = 1, p = 3 at eps = 20, rate 3.2219599e-28, rel 1e-12 at 128 bits: the float
+    breakpoints were ~1e-15 (relative) off the layer's true ends, the grading went towards the wrong point
+    and the engine stalled at 324 bins on every rung.  Against the 50-digit mpmath layer integral."""
+    beta = Fraction("3.2219599e-28")
+    ref, err = mp_layer_delta(3, 1, 3, beta, 20)
+    assert err < mp.mpf("1e-3") * ref, (ref, err)
+    with working_precision(128):
+        enc = sgg_delta_enclosure(3, 1, 3, arb(beta.numerator) / beta.denominator, 20, 1,
+                                  eta=arb(2) ** -600, rel_eta=1e-12)
+    with mp.workdps(60):
+        lo = mp.mpf(enc.lower.lower().mid().str(45, radius=False))
+        hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
+    assert lo - err <= ref <= hi + err, (lo, ref, hi)
+    assert hi - lo <= mp.mpf("1e-12") * lo * (1 + mp.mpf("1e-6"))
