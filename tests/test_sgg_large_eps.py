@@ -256,3 +256,58 @@ def test_api_budget_ends_a_slow_radial_calibration():
     except BudgetExhausted as exc:
         assert "time budget" in str(exc)
     assert time.monotonic() - start < 20
+
+
+def test_r1smg_plane_at_eps_20_layer_bins_are_taylor_and_match_mpmath():
+    """R1SMG in R^2 at eps = 20 (delta ~ 1e-49 at rate 1e-80): in the layer ``1 + w* ~ 1e-18``, below the
+    float spacing of the far-end distance ``2 - v``; the Taylor bins' upper bracket guess was rebuilt from
+    ``2 - v = 2.0`` (``1 + w = 0``), never certified, and every layer bin fell back to first order (at 600
+    bins: relative width 5e-3).  The layer's ends still limit the width (docs/sgg.md), so rel = 1e-4."""
+    ref, err = mp_layer_delta(2, 0, 2, Fraction(1, 10**80), 20)
+    assert err < mp.mpf("1e-3") * ref, (ref, err)          # the quadrature's own estimate (~4e-5 relative)
+    assert mp.mpf("1e-50") < ref < mp.mpf("1e-48")
+    with working_precision(128):
+        enc = sgg_delta_enclosure(2, 0, 2, arb(1) / 10**80, 20, 1, eta=arb(2) ** -600, rel_eta=1e-4)
+    with mp.workdps(60):
+        lo = mp.mpf(enc.lower.lower().mid().str(45, radius=False))
+        hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
+    assert lo - err <= ref <= hi + err, (lo, ref, hi)
+    assert hi - lo <= mp.mpf("1e-4") * lo * (1 + mp.mpf("1e-6"))
+    assert enc.taylor_bins > 0
+
+
+def test_r1smg_plane_at_eps_20_layer_ends_resolved_to_1e_12():
+    """R1SMG in R^2 at eps = 20, rate 1.8569249e-43 (delta ~ 5e-31, the calibration point of (20, 1e-30)):
+    at 128 bits and rel 1e-12 the engine raised 'bins cannot be split further' (the layer's ends, found by
+    float breakpoints to ~1e-16 of z_s, sit in bins narrower than the double spacing; now halved at exact
+    midpoints) and, before that, the guesses of 1 + w* ~ 1e-22 next to the ends were noise.  The
+    enclosure must contain the 50-digit mpmath layer integral (within its quadrature error estimate)."""
+    beta = Fraction("1.8569249e-43")
+    ref, err = mp_layer_delta(2, 0, 2, beta, 20)
+    assert err < mp.mpf("1e-3") * ref, (ref, err)
+    assert mp.mpf("1e-31") < ref < mp.mpf("1e-30")
+    with working_precision(128):
+        enc = sgg_delta_enclosure(2, 0, 2, arb(beta.numerator) / beta.denominator, 20, 1,
+                                  eta=arb(2) ** -600, rel_eta=1e-12)
+    with mp.workdps(60):
+        lo = mp.mpf(enc.lower.lower().mid().str(45, radius=False))
+        hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
+    assert lo - err <= ref <= hi + err, (lo, ref, hi)
+    assert hi - lo <= mp.mpf("1e-12") * lo * (1 + mp.mpf("1e-6"))
+
+
+def test_sgg_t3_alpha1_p3_at_eps_20_layer_ends_match_mpmath():
+    """SGG T = 3, alpha = 1, p = 3 at eps = 20, rate 3.2219599e-28, rel 1e-12 at 128 bits: the float
+    breakpoints were ~1e-15 (relative) off the layer's true ends, the grading went towards the wrong point
+    and the engine stalled at 324 bins on every rung.  Against the 50-digit mpmath layer integral."""
+    beta = Fraction("3.2219599e-28")
+    ref, err = mp_layer_delta(3, 1, 3, beta, 20)
+    assert err < mp.mpf("1e-3") * ref, (ref, err)
+    with working_precision(128):
+        enc = sgg_delta_enclosure(3, 1, 3, arb(beta.numerator) / beta.denominator, 20, 1,
+                                  eta=arb(2) ** -600, rel_eta=1e-12)
+    with mp.workdps(60):
+        lo = mp.mpf(enc.lower.lower().mid().str(45, radius=False))
+        hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
+    assert lo - err <= ref <= hi + err, (lo, ref, hi)
+    assert hi - lo <= mp.mpf("1e-12") * lo * (1 + mp.mpf("1e-6"))

@@ -497,7 +497,22 @@ class SGGRadialProblem:
         zterm = 0.0 if e == 0 else math.copysign(math.exp(min(lz + math.log(abs(e)), 700.0)), e)
         return self.f_c1 * L - zterm
 
-    def phi_float_end(self, z: float, v: float, side: int) -> float:
+    def _layer_distance(self, z: arb):
+        """float ``(r - s) / r`` at an exact edge ``z`` within ``1e-6`` (relative) of ``z_s = s^p`` for
+        ``c1 < 0``, formed in Arb (``None`` elsewhere).  The float ``r - s`` of two doubles keeps only
+        ~1e-16 / |r/s - 1| of its digits: at eps = 20 (T = 2) the layer is ``|r/s - 1| < 4e-9`` wide and
+        ``1 + w*`` (from ``q/r^2 = d^2 + 2 t (1 + w)``) was noise within ~1e-5 of the layer width of its
+        ends, where every bin then fell back to first order.  A guess only."""
+        if self.c1_is_zero or not (self.s > 0):
+            return None
+        zf = float(z.mid())
+        if not (abs(zf / self.f_s ** self.f_p - 1.0) < 1e-6):
+            return None
+        r = z ** (1 / self.p) if not self._p_is_one() else z
+        d = (r - self.s) / r
+        return float(d.mid())
+
+    def phi_float_end(self, z: float, v: float, side: int, d_acc: float | None = None) -> float:
         """float ``Phi(r, w)`` at ``w = -1 + v`` (``side = -1``) or ``w = 1 - v`` (``side = +1``), with
         ``q / r^2 = (1 -+ t)^2 +- 2 t v``, ``t = s / r``: no cancellation where ``v`` is tiny and ``r ~ s``
         (the float ``w`` cannot hold ``-1 + 1e-17``; at large eps the mass of delta sits there)."""
@@ -505,7 +520,9 @@ class SGGRadialProblem:
         r = z ** (1.0 / p)
         t = s / r
         if side < 0:
-            d = (r - s) / r
+            d = (r - s) / r if d_acc is None else d_acc
+            if d_acc is not None:
+                t = 1.0 - d_acc
             qr = d * d + 2.0 * t * v
         else:
             qr = (1.0 + t) ** 2 - 2.0 * t * v
@@ -545,16 +562,18 @@ class SGGRadialProblem:
         ``(1, 2, 0)`` / ``(-1, 0, 2)`` when ``w*`` is clamped.  A starting point only.  ``z`` a float or
         an exact arb edge; beyond the doubles (or ``s`` beyond them) the plain bisection on ``ln z``
         (:meth:`_wstar_bisect`, end distance only to absolute float precision)."""
+        d_acc = None
         if isinstance(z, arb):
             if self.f_log_path or not _in_double_range(z):
                 return _as_guess(self._wstar_bisect(z, y))
+            d_acc = self._layer_distance(z)
             z = float(z.mid())
         elif self.f_log_path:
             return _as_guess(self._wstar_bisect(z, y))
         try:
             if self.phi_float(z, 1.0) >= y:
                 return 1.0, 2.0, 0.0
-            if self.phi_float_end(z, 0.0, -1) <= y:
+            if self.phi_float_end(z, 0.0, -1, d_acc) <= y:
                 return -1.0, 0.0, 2.0
         except (ValueError, OverflowError, ZeroDivisionError):
             return 0.0, 1.0, 1.0
@@ -575,7 +594,7 @@ class SGGRadialProblem:
         lo, hi = math.log(1e-300), math.log(0.75)
 
         def above(lv):      # Phi >= y at v = exp(lv)
-            return self.phi_float_end(z, math.exp(lv), side) >= y
+            return self.phi_float_end(z, math.exp(lv), side, d_acc) >= y
         if side < 0:
             if not above(lo):
                 return -1.0, 0.0, 2.0
@@ -758,9 +777,15 @@ class SGGRadialProblem:
         # it), so start a few bits above the working precision and widen only when the signs fail
         d = arb(2) ** (-(ctx.prec - 8))
         gap = 1 + w if w < 0 else 1 - w            # distance to the nearer end (exact: w is a point)
+        tries = 8
         if gap < 1:
             d = d * gap
-        for _ in range(8):
+            # a radius relative to a tiny gap is below the ulp of w (~ -1, absolute 2^-prec): the first
+            # tries round lo = hi = w; allow as many more tries as it takes to reach the ulp (T = 2 at
+            # eps = 20: 1 + w* ~ 1e-22 next to the layer's ends failed all 8 and fell back to first order)
+            gf = float(gap.mid())
+            tries += int(-math.log2(gf) / 8) + 1 if gf > 0 else int(ctx.prec / 8) + 1
+        for _ in range(tries):
             lo, hi = (w - d).mid(), (w + d).mid()
             if not (lo > -1 and hi < 1):
                 return None
@@ -1129,8 +1154,17 @@ class SGGRadialProblem:
         vp_hi = min(vp0 - 1.5 * spread - 1e-14 * min(vp0, 1.0), wfl[2], wfu[2])
         if vm_lo <= 0.0 or vp_hi <= 0.0:
             return None
-        lo_g = (-1.0 + vm_lo, vm_lo, 2.0 - vm_lo)
-        hi_g = (1.0 - vp_hi, 2.0 - vp_hi, vp_hi)
+        # each guess is carried by the distance to the end w* hugs: the far-end distance 2 - v rounds to
+        # 2.0 once v < 1e-16 (T = 2 at eps = 20: 1 + w* ~ 1e-18), and the upper guess rebuilt from it had
+        # 1 + w = 0, so no upper bracket was certified and every bin of the layer fell back to first order
+        if vm0 <= vp0:
+            vm_hi = max(vm0 + 1.5 * spread + 1e-14 * min(vm0, 1.0), wfl[1], wfu[1])
+            lo_g = (-1.0 + vm_lo, vm_lo, 2.0 - vm_lo)
+            hi_g = (-1.0 + vm_hi, vm_hi, 2.0 - vm_hi) if vm_hi < 1.0 else (1.0 - vp_hi, 2.0 - vp_hi, vp_hi)
+        else:
+            vp_lo = max(vp0 + 1.5 * spread + 1e-14 * min(vp0, 1.0), wfl[2], wfu[2])
+            hi_g = (1.0 - vp_hi, 2.0 - vp_hi, vp_hi)
+            lo_g = (1.0 - vp_lo, 2.0 - vp_lo, vp_lo) if vp_lo < 1.0 else (-1.0 + vm_lo, vm_lo, 2.0 - vm_lo)
         wl, wu = self.w_bracket(zball, y, lo_g, hi_g)
         if not (wl > -1 and wu < 1):
             return None
@@ -1432,12 +1466,16 @@ def _breakpoints(prob: SGGRadialProblem, y: float, z_lo: arb, z_hi: arb, n: int 
 
 
 def _breakpoints_float(prob: SGGRadialProblem, y: float, z_lo: float, z_hi: float, n: int = 400) -> list[float]:
-    """:func:`_breakpoints` for ``z`` in the doubles (float ``z``)."""
+    """:func:`_breakpoints` for ``z`` in the doubles (float ``z``).  Within ``1e-6`` of ``z_s`` (``c1 < 0``)
+    the class ``-1`` test forms ``(r - s)/r`` in Arb (:meth:`SGGRadialProblem._layer_distance`): the float
+    difference put the ends of the eps = 20 layer ~1e-15 (relative) off, bins were graded towards the wrong
+    point and the bin holding the true end shrank by 15/16 per split (sgg T=3 alpha=1 p=3: stalled)."""
     def cls(z):
         try:
             if prob.phi_float(z, 1.0) >= y:
                 return 1
-            if prob.phi_float(z, -1.0) <= y:
+            d_acc = prob._layer_distance(arb(z)) if z > 0 else None
+            if (prob.phi_float(z, -1.0) if d_acc is None else prob.phi_float_end(z, 0.0, -1, d_acc)) <= y:
                 return -1
         except (ValueError, OverflowError, ZeroDivisionError):
             return None
@@ -1751,7 +1789,9 @@ def sgg_delta_enclosure(
             zl_e, zu_e = key
             zm_e = _split_point(zl_e, zu_e, bps)
             if not (zl_e < zm_e < zu_e):
-                continue
+                zm_e = _sub_double_split(prob, zl_e, zu_e)
+                if zm_e is None:
+                    continue
             del bins[key]
             bins[(zl_e, zm_e)] = evaluate(zl_e, zm_e)
             bins[(zm_e, zu_e)] = evaluate(zm_e, zu_e)
@@ -1760,6 +1800,23 @@ def sgg_delta_enclosure(
             err = RadialPrecisionError("bins cannot be split further in double precision")
             err.enclosure = make(A, B, lower, upper)
             raise err
+
+
+def _sub_double_split(prob: SGGRadialProblem, zl: arb, zu: arb):
+    """The exact midpoint of a bin the float rules cannot split (narrower than the double spacing), only
+    inside the layer around ``z_s`` of a log-singular loss (``c1 < 0``, where the guesses form ``(r - s)/r``
+    in Arb, :meth:`SGGRadialProblem._layer_distance`) and while the bin is wider than ``2^(16 - prec)``
+    relative (finer bins are noise at this precision).  ``None`` elsewhere (as before: not split).  The
+    ends of the layer (where ``w*`` reaches -1) are located by float breakpoints only to ~1e-16 of ``z_s``;
+    the bin holding one is first order, and halving it is what shrinks its width."""
+    if prob._layer_distance(zl) is None or prob._layer_distance(zu) is None:
+        return None
+    if not ((zu - zl) > arb(2) ** (16 - ctx.prec) * zu):
+        return None
+    _, zm = _exact_half_and_centre(zl, zu)
+    if not (zl < zm < zu):
+        return None
+    return zm
 
 
 def _exact_half_and_centre(zl: arb, zu: arb) -> tuple[arb, arb]:
