@@ -541,6 +541,10 @@ class SGGRadialProblem:
         f_lo = self.phi_float(z, -1.0)
         if f_lo <= y:
             return -1.0
+        return self._bisect_interior(z, y)
+
+    def _bisect_interior(self, z, y: float) -> float:
+        """Bisection of ``Phi(z, w) = y`` over ``w`` in ``[-1, 1]`` on :meth:`phi_float` to 1e-15 (a guess)."""
         a, b = -1.0, 1.0
         for _ in range(200):
             m = 0.5 * (a + b)
@@ -577,16 +581,7 @@ class SGGRadialProblem:
                 return -1.0, 0.0, 2.0
         except (ValueError, OverflowError, ZeroDivisionError):
             return 0.0, 1.0, 1.0
-        a, b = -1.0, 1.0
-        for _ in range(200):
-            m = 0.5 * (a + b)
-            if self.phi_float(z, m) >= y:
-                a = m
-            else:
-                b = m
-            if b - a < 1e-15:
-                break
-        w = 0.5 * (a + b)
+        w = self._bisect_interior(z, y)
         if -0.5 <= w <= 0.5:
             return w, 1.0 + w, 1.0 - w
         side = -1 if w < 0 else 1
