@@ -570,33 +570,37 @@ def _secant_guess(safe_pt: tuple[Fraction, Enclosure], unsafe_pt: tuple[Fraction
     Each point is represented by the end of its enclosure that decided it (the upper end at the
     safe point, the lower end at the unsafe one): a decision mode may stop with the other end far
     off (e.g. ``[0, x]`` or ``[x, 1]``), which would make a midpoint useless."""
-    import math
-
     try:
         (t0, e0), (t1, e1) = safe_pt, unsafe_pt
         m0 = e0.upper if e0.upper > 0 else (e0.lower + e0.upper) / 2
         m1 = e1.lower if e1.lower > 0 else (e1.lower + e1.upper) / 2
         if m0 <= 0 or m1 <= 0 or m0 == m1:
             return None
-        l0 = math.log(m0.numerator) - math.log(m0.denominator)
-        l1 = math.log(m1.numerator) - math.log(m1.denominator)
-        ld = math.log(delta.numerator) - math.log(delta.denominator)
-        if ld < _TINY_LOG_DELTA and l0 < 0 and l1 < 0:
-            # tiny delta: ln(-ln delta) is nearly linear in ln t for the profiles met there (Gaussian-
-            # like -ln delta ~ c t^-g, power laws delta ~ c t^k), where ln delta against t is curved
-            # enough that a one-sided secant crawled (21 probes for one SGG p = 8 cell at 1e-100)
-            u0, u1, ud = math.log(-l0), math.log(-l1), math.log(-ld)
-            frac = (u0 - ud) / (u0 - u1)
-            if not 0.0 < frac < 1.0:
-                return None
-            ratio = float(t1 / t0)
-            return t0 * Fraction(ratio ** frac)
-        frac = (l0 - ld) / (l0 - l1)
-        if not 0.0 < frac < 1.0:
-            return None
-        return t0 + (t1 - t0) * Fraction(frac)
+        return _log_delta_point(t0, m0, t1, m1, delta, lambda frac: 0.0 < frac < 1.0)
     except (ValueError, ZeroDivisionError, OverflowError):
         return None
+
+
+def _log_delta_point(t0: Fraction, m0: Fraction, t1: Fraction, m1: Fraction, delta: Fraction,
+                     accept: Callable[[float], bool]) -> Fraction | None:
+    """Where the line through ``(t0, ln m0)`` and ``(t1, ln m1)`` reaches ``ln delta`` (float64; a guess).
+
+    Below ``delta = e^-69`` the line is drawn in ``ln(-ln delta)`` against ``ln t`` (nearly straight for
+    the profiles met there: Gaussian-like ``-ln delta ~ c t^-g`` and power laws ``delta ~ c t^k``, where
+    ``ln delta`` against ``t`` is curved enough that a one-sided secant crawled: 21 probes for one SGG
+    p = 8 cell at 1e-100).  ``frac`` is the position along the line (0 at ``t0``, 1 at ``t1``); None
+    unless ``accept(frac)`` (interpolation or extrapolation).  Float errors propagate to the caller."""
+    import math
+
+    l0 = math.log(m0.numerator) - math.log(m0.denominator)
+    l1 = math.log(m1.numerator) - math.log(m1.denominator)
+    ld = math.log(delta.numerator) - math.log(delta.denominator)
+    if ld < _TINY_LOG_DELTA and l0 < 0 and l1 < 0:
+        u0, u1, ud = math.log(-l0), math.log(-l1), math.log(-ld)
+        frac = (u0 - ud) / (u0 - u1)
+        return t0 * Fraction(float(t1 / t0) ** frac) if accept(frac) else None
+    frac = (l0 - ld) / (l0 - l1)
+    return t0 + (t1 - t0) * Fraction(frac) if accept(frac) else None
 
 
 #: Below ``delta = e^-69 ~ 1e-30`` the secant interpolates ``ln(-ln delta)`` in ``ln t`` (a guess only).
@@ -649,20 +653,7 @@ def _extrapolated_guess(points: list[tuple[Fraction, Enclosure]], delta: Fractio
         m1 = e1.upper if below else e1.lower
         if m0 <= 0 or m1 <= 0 or m0 == m1 or t0 == t1:
             return None
-        l0 = math.log(m0.numerator) - math.log(m0.denominator)
-        l1 = math.log(m1.numerator) - math.log(m1.denominator)
-        ld = math.log(delta.numerator) - math.log(delta.denominator)
-        if ld < _TINY_LOG_DELTA and l0 < 0 and l1 < 0:
-            # tiny delta: ln(-ln delta) linear in ln t, as in :func:`_secant_guess`
-            u0, u1, ud = math.log(-l0), math.log(-l1), math.log(-ld)
-            frac = (ud - u0) / (u1 - u0)
-            if not (frac > 1.0 and math.isfinite(frac)):
-                return None
-            return t0 * Fraction(float(t1 / t0) ** frac)
-        frac = (ld - l0) / (l1 - l0)
-        if not (frac > 1.0 and math.isfinite(frac)):
-            return None
-        return t0 + (t1 - t0) * Fraction(frac)
+        return _log_delta_point(t0, m0, t1, m1, delta, lambda frac: frac > 1.0 and math.isfinite(frac))
     except (ValueError, ZeroDivisionError, OverflowError, AttributeError):
         return None
 
