@@ -286,14 +286,7 @@ def test_r1smg_plane_at_eps_20_layer_ends_resolved_to_1e_12():
     ref, err = mp_layer_delta(2, 0, 2, beta, 20)
     assert err < mp.mpf("1e-3") * ref, (ref, err)
     assert mp.mpf("1e-31") < ref < mp.mpf("1e-30")
-    with working_precision(128):
-        enc = sgg_delta_enclosure(2, 0, 2, arb(beta.numerator) / beta.denominator, 20, 1,
-                                  eta=arb(2) ** -600, rel_eta=1e-12)
-    with mp.workdps(60):
-        lo = mp.mpf(enc.lower.lower().mid().str(45, radius=False))
-        hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
-    assert lo - err <= ref <= hi + err, (lo, ref, hi)
-    assert hi - lo <= mp.mpf("1e-12") * lo * (1 + mp.mpf("1e-6"))
+    _assert_contains_at_rel_1e_12(2, 0, 2, beta, ref, err)
 
 
 def test_sgg_t3_alpha1_p3_at_eps_20_layer_ends_match_mpmath():
@@ -303,8 +296,14 @@ def test_sgg_t3_alpha1_p3_at_eps_20_layer_ends_match_mpmath():
     beta = Fraction("3.2219599e-28")
     ref, err = mp_layer_delta(3, 1, 3, beta, 20)
     assert err < mp.mpf("1e-3") * ref, (ref, err)
+    _assert_contains_at_rel_1e_12(3, 1, 3, beta, ref, err)
+
+
+def _assert_contains_at_rel_1e_12(T, alpha, p, beta, ref, err):
+    """The 128-bit enclosure at eps = 20, rel 1e-12, contains ``ref`` (within its quadrature error
+    ``err``) and is as narrow as asked."""
     with working_precision(128):
-        enc = sgg_delta_enclosure(3, 1, 3, arb(beta.numerator) / beta.denominator, 20, 1,
+        enc = sgg_delta_enclosure(T, alpha, p, arb(beta.numerator) / beta.denominator, 20, 1,
                                   eta=arb(2) ** -600, rel_eta=1e-12)
     with mp.workdps(60):
         lo = mp.mpf(enc.lower.lower().mid().str(45, radius=False))
