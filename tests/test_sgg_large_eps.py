@@ -224,8 +224,6 @@ def test_a_bracket_that_stops_early_claims_no_rtol_and_verifies(monkeypatch, tmp
 def test_end_distance_ladder_is_finite_at_every_precision():
     """The end distances tried next to a breakpoint: a float start of 0 (2^(16 - prec) underflows above
     ~1070 bits) must not loop forever; at most _END_LADDER_STEPS positive, increasing values below 1/2."""
-    from flint import ctx
-
     from certdp.engines.radial import _END_LADDER_STEPS, _end_distances
     from certdp.numbers import working_precision
 
@@ -237,7 +235,6 @@ def test_end_distance_ladder_is_finite_at_every_precision():
                 assert all(0 < v < 0.5 for v in vs) and vs == sorted(vs)
                 if guess < 0.1:
                     assert vs, (bits, guess)
-    assert ctx.prec == 53 or ctx.prec > 0
 
 
 def test_api_budget_ends_a_slow_radial_calibration():
