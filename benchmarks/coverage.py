@@ -67,8 +67,8 @@ def _alarm(signum, frame):  # noqa: ARG001
 
 
 def in_domain(name: str, fixed: dict, eps: str, delta: str) -> bool:
-    """Is the cell inside the documented domain (docs/domains.md, ``certdp.workflows.domains``)?"""
-    from certdp.workflows.domains import check_domain
+    """Is the cell inside the documented domain (docs/domains.md, ``certdp.mechanisms.domains``)?"""
+    from certdp.mechanisms.domains import check_domain
 
     try:
         check_domain(name, epsilon=eps, delta=delta, **fixed)

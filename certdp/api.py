@@ -17,7 +17,7 @@ import certdp.workflows.sgg_audit  # noqa: E402,F401  (registers the "r1smg" cla
 from certdp.workflows.profile import profile as _profile
 from certdp.workflows.profile import profile_curve as _profile_curve
 from certdp.workflows.common import typed_key
-from certdp.workflows.domains import check_domain
+from certdp.mechanisms.domains import check_domain
 from certdp.workflows.verify import Verification, verify
 
 __all__ = ["calibrate", "audit", "profile", "profile_curve", "verify", "compose", "Certificate", "Verification"]

@@ -1,4 +1,4 @@
-"""The domain table (certdp/workflows/domains.py) is documented and enforced up front (issue 20)."""
+"""The domain table (certdp/mechanisms/domains.py) is documented and enforced up front (issue 20)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import certdp
 from certdp.numbers import InputError
-from certdp.workflows.domains import DOMAINS, check_domain
+from certdp.mechanisms.domains import DOMAINS, check_domain
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "domains.md"
 
@@ -70,7 +70,7 @@ def test_radial_engine_domains_reach_delta_1e_300():
     """sgg / r1smg are documented down to delta = 1e-300 (issue 17; docs/coverage.md), except SGG with
     alpha = T - 1 and p < 1 (bounded loss: the delta mass sits in a neighbourhood of r = s that 53-bit
     bin edges cannot resolve below ~1e-30), which keeps delta >= 1e-30."""
-    from certdp.workflows.domains import BOUNDED_LOSS_DELTA_MIN
+    from certdp.mechanisms.domains import BOUNDED_LOSS_DELTA_MIN
 
     check_domain("r1smg", epsilon="10", delta="1e-300", dimension=1000)
     check_domain("r1smg", epsilon="3", delta="1e-300", dimension=2)
@@ -90,3 +90,25 @@ def test_radial_engine_domains_reach_delta_1e_300():
     assert "1e-300" in row
     row = next(line for line in text.splitlines() if line.startswith("| `sgg`"))
     assert "1e-300" in row and "1e-30 for alpha = T - 1, p < 1" in row
+
+
+@pytest.mark.parametrize("mechanism, params", [
+    ("sgg", {"dimension": 2, "alpha": 0, "power": 1, "rate": 1}),        # log-singular, c1 = -1/2
+    ("sgg", {"dimension": 10, "alpha": 4, "power": Fraction(3, 2), "rate": 1}),
+    ("sgg", {"dimension": 3, "alpha": 2, "power": Fraction(1, 2), "rate": 1}),  # bounded loss
+    ("r1smg", {"dimension": 3, "sigma_star": 1}),
+    ("l2-laplace", {"dimension": 2, "theta": 1}),
+])
+def test_accountant_asks_the_engine_nothing_outside_the_domain(mechanism, params):
+    """The accountant's profile sources take their (eps_max, delta_floor) from the same table as the
+    up-front check: a configuration the CLI refuses at eps is never asked of the engine at eps."""
+    from certdp.accounting.profile_sources import source_for
+
+    src = source_for(mechanism, {"sensitivity": Fraction(1), **{k: Fraction(v) for k, v in params.items()}})
+    shape = {k: params[k] for k in ("dimension", "alpha", "power") if k in params}
+    check_domain(mechanism, epsilon=src.eps_max, delta=src.delta_floor, **shape)  # inside
+    with pytest.raises(InputError):
+        check_domain(mechanism, epsilon=src.eps_max * (1 + Fraction(1, 10**6)), **shape)
+    if src.delta_floor > 0:
+        with pytest.raises(InputError):
+            check_domain(mechanism, epsilon=1, delta=src.delta_floor / 2, **shape)

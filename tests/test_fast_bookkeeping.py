@@ -28,7 +28,7 @@ from certdp.certificate import Certificate, _json_copy
 from certdp.numbers import Enclosure, exact_str, parse_exact, round_decimal
 from certdp.numbers.balls import ball_endpoints, dyadic_endpoints, round_dyadic, round_fraction, round_ratio
 from certdp.numbers.exact import decimal_text, fraction_of_float_repr
-from certdp.workflows.domains import _below
+from certdp.mechanisms.domains import _below
 
 from reference import gaussian_delta_closed_form, gaussian_delta_quadrature, mpf
 

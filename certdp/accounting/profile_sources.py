@@ -27,6 +27,7 @@ from fractions import Fraction
 from flint import arb
 
 from certdp.accounting.dominating import ProfileSource
+from certdp.mechanisms.domains import domain_of
 from certdp.numbers import UndecidedError, arb_of, working_precision
 from certdp.numbers.balls import ball_endpoints
 
@@ -40,19 +41,11 @@ SGG_PRESETS = {
 CONNECT_THE_DOTS = ("sgg", "l2-laplace", "r1smg", "quasi-gaussian", "multi-gaussian")
 
 
-#: (largest epsilon asked of the engine, smallest delta worth resolving): the supported domains of
-#: certdp/workflows/domains.py (docs/domains.md), repeated here so that accounting imports no workflow
-_DOMAINS = {
-    "sgg": (Fraction(10), Fraction(1, 10**30)),
-    "r1smg": (Fraction(10), Fraction(1, 10**30)),
-    "l2-laplace": (Fraction(50), Fraction(1, 10**300)),
-    "quasi-gaussian": (Fraction(50), Fraction(1, 10**300)),
-    "multi-gaussian": (Fraction(50), Fraction(1, 10**300)),
-}
-
-
-def _domain(name: str) -> tuple[Fraction, Fraction]:
-    return _DOMAINS[name]
+def _domain(mechanism: str, **shape: object) -> tuple[Fraction, Fraction]:
+    """(largest epsilon asked of the engine, smallest delta worth resolving): the documented domain of
+    ``mechanism`` for this shape (:func:`certdp.mechanisms.domains.domain_of`, docs/domains.md)."""
+    d = domain_of(mechanism, **shape)
+    return d.epsilon_max, d.delta_min
 
 
 def _sgg_source(label: str, T: int, alpha: Fraction, power: Fraction, rate: Fraction, s: Fraction,
@@ -67,7 +60,7 @@ def _sgg_source(label: str, T: int, alpha: Fraction, power: Fraction, rate: Frac
                     return ball_endpoints(ball)
         raise UndecidedError(f"{label}: radial engine did not enclose delta({eps}) at 512 bits")
 
-    eps_max, dmin = _domain(domain)
+    eps_max, dmin = _domain(domain, dimension=T, alpha=alpha, power=power)
     return ProfileSource(label, bounds, eps_max=eps_max, delta_floor=dmin,
                          note="radial engine (seed 003 Lemma 4.1), shift of norm s (Lemma 4.2)")
 

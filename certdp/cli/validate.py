@@ -13,7 +13,7 @@ types return an ``int``.
   passes, the computation is interrupted and the command ends UNDECIDED (exit 3) with one line
   saying so. That is honest: no answer is claimed. (A computation stuck inside one C call is
   stopped by a watchdog a few seconds later when run from ``certdp.cli.main.main``.)
-* the mechanism's domain check (:mod:`certdp.workflows.domains`), decided before any work;
+* the mechanism's domain check (:mod:`certdp.mechanisms.domains`), decided before any work;
 * UNDECIDED reporting: one ``UNDECIDED: <reason>`` line on stderr, and with ``--json`` a JSON
   object ``{"verdict": "UNDECIDED", "reason": ..., "delta_enclosure": ...}`` on stdout;
 * quiet numerics: numpy floating-point warnings and Python warnings never reach stderr, and
@@ -347,7 +347,7 @@ def _wrap(command: click.Command, path: str) -> None:
     def callback(*args: Any, budget: Any = None, **kwargs: Any) -> Any:
         seconds = float(Fraction(budget)) if budget is not None else _default_budget()
         as_json = bool(kwargs.get("as_json"))
-        from certdp.workflows.domains import check_command
+        from certdp.mechanisms.domains import check_command
 
         check_command(path, kwargs)
         spin = (not as_json and sys.stderr.isatty()

@@ -40,7 +40,7 @@ __all__ = [
 #: the range of Python's default decimal context, so every accepted number prints and converts
 #: without overflow. Arb's exponent range is far wider; the cap keeps every exact rational small
 #: enough (at most ~3.3 million bits) that parsing and printing it take milliseconds. Mechanisms
-#: narrow it further (:mod:`certdp.workflows.domains`).
+#: narrow it further (:mod:`certdp.mechanisms.domains`).
 MAX_DECIMAL_EXPONENT = 999_999
 #: Longest numeric string accepted (digits of a mantissa, or of a fraction's numerator and denominator).
 MAX_INPUT_CHARS = 4000

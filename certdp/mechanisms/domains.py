@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from certdp.numbers import InputError, exact_str, parse_exact
 
-__all__ = ["Domain", "DOMAINS", "check_domain", "check_command", "domain_table"]
+__all__ = ["Domain", "DOMAINS", "check_domain", "check_command", "domain_of", "domain_table"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,29 @@ def _range_text(d: Domain) -> str:
     return f"0 < epsilon <= {exact_str(d.epsilon_max)}, {exact_str(d.delta_min)} <= delta < 1"
 
 
+def domain_of(mechanism: str, *, dimension: object = None, alpha: object = None,
+              power: object = None) -> Domain | None:
+    """The domain of ``mechanism`` for one shape: :data:`DOMAINS` narrowed by the shape-dependent caps.
+
+    For ``sgg`` / ``r1smg`` the epsilon cap of a log-singular loss (:func:`singular_epsilon_max`) and
+    the delta floor of a bounded loss (``alpha = T - 1``, ``p < 1``) apply; ``sgg`` with ``alpha = T - 1``
+    and ``p`` in {1, 2} has the l2-Laplace domain (closed-form threshold). ``None`` for a mechanism
+    without a table entry. Used by the up-front check and by the accountant (which asks the engine
+    nothing outside it)."""
+    domain = DOMAINS.get(_ALIASES.get(mechanism, mechanism))
+    if domain is None:
+        return None
+    if mechanism == "sgg" and _closed_form_member(dimension, alpha, power):
+        return DOMAINS["l2-laplace"]  # alpha = T - 1, p in {1, 2}: the radial engine's closed-form threshold
+    if mechanism in ("sgg", "r1smg"):
+        cap = singular_epsilon_max(dimension, 0 if mechanism == "r1smg" else alpha)
+        if cap is not None and cap < domain.epsilon_max:
+            domain = replace(domain, epsilon_max=cap)
+    if mechanism == "sgg" and _bounded_loss_shape(dimension, alpha, power):
+        domain = replace(domain, delta_min=BOUNDED_LOSS_DELTA_MIN)
+    return domain
+
+
 def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None, dimension: object = None,
                  components: object = None, **fixed: Any) -> None:
     """Raise :class:`InputError` (naming the parameter, stating the range) if an input is outside the domain.
@@ -72,17 +95,9 @@ def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None
     ``epsilon`` / ``delta`` may each be one value or an iterable of values. Values must already be
     valid numbers (the parse layer checks that); unknown mechanisms are not checked here.
     """
-    domain = DOMAINS.get(_ALIASES.get(mechanism, mechanism))
+    domain = domain_of(mechanism, dimension=dimension, alpha=fixed.get("alpha"), power=fixed.get("power"))
     if domain is None:
         return
-    if mechanism == "sgg" and _closed_form_member(dimension, fixed.get("alpha"), fixed.get("power")):
-        domain = DOMAINS["l2-laplace"]  # alpha = T - 1, p in {1, 2}: the radial engine's closed-form threshold
-    elif mechanism in ("sgg", "r1smg"):
-        cap = singular_epsilon_max(dimension, 0 if mechanism == "r1smg" else fixed.get("alpha"))
-        if cap is not None and cap < domain.epsilon_max:
-            domain = replace(domain, epsilon_max=cap)
-    if mechanism == "sgg" and _bounded_loss_shape(dimension, fixed.get("alpha"), fixed.get("power")):
-        domain = replace(domain, delta_min=BOUNDED_LOSS_DELTA_MIN)
     for eps in _values(epsilon, "epsilon"):
         if _below(domain.epsilon_max, eps):
             raise InputError("epsilon", f"{exact_str(eps)} is outside the {_where(mechanism, domain)}")
