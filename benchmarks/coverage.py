@@ -26,6 +26,7 @@ import signal
 import statistics
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
@@ -52,6 +53,20 @@ for _T in (2, 10, 128, 1000):
 for _T, _alpha, _p in ((2, 1, 2), (2, 1, "3/2"), (2, 0, 1), (3, 2, "1/2"), (3, 1, 3), (10, 9, 2), (10, 4, "3/2"),
                        (10, 9, 8)):
     CONFIGS.append((f"sgg T={_T} alpha={_alpha} p={_p}", "sgg", {"dimension": _T, "alpha": _alpha, "power": _p}))
+
+#: ``--extended``: the issue-17 grid of shapes beyond the table's (alpha in (-1, T-1], p in [1/2, 8], every
+#: T of the table): per T the corners alpha = -1/2 and alpha = T - 1 at p = 1/2 and 8, the middle alpha at
+#: p = 2, and R1SMG at the small T where its loss is log-singular.
+EXTENDED_CONFIGS: list[tuple[str, str, dict]] = []
+for _T in (2, 3, 5, 10, 128, 1000):
+    _mid = Fraction(_T - 1, 2)
+    for _alpha, _p in ((Fraction(-1, 2), Fraction(1, 2)), (Fraction(-1, 2), Fraction(8)), (_mid, Fraction(2)),
+                       (Fraction(_T - 1), Fraction(1, 2)), (Fraction(_T - 1), Fraction(8))):
+        _label = f"sgg T={_T} alpha={_alpha} p={_p}"
+        if all(c[0] != _label for c in CONFIGS) and all(c[0] != _label for c in EXTENDED_CONFIGS):
+            EXTENDED_CONFIGS.append((_label, "sgg", {"dimension": _T, "alpha": str(_alpha), "power": str(_p)}))
+for _T in (3, 5):
+    EXTENDED_CONFIGS.append((f"r1smg T={_T}", "r1smg", {"dimension": _T}))
 
 QUICK_CONFIGS = ["gaussian", "l2-laplace T=2", "sgg T=2 alpha=1 p=2"]
 QUICK_EPSILONS = ("1",)
@@ -119,11 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", type=Path, action="append", default=[],
                         help="a log printed by an earlier run: its cells are reused, not recomputed")
     parser.add_argument("--no-run", action="store_true", help="only assemble the table from --resume logs")
+    parser.add_argument("--extended", action="store_true",
+                        help="the extended grid of SGG shapes (EXTENDED_CONFIGS) instead of the table's")
     parser.add_argument("--inside-only", action="store_true",
                         help="skip cells outside the documented domain (shown as 'not run')")
     args = parser.parse_args(argv)
 
-    configs = CONFIGS
+    configs = EXTENDED_CONFIGS if args.extended else CONFIGS
     eps_list, delta_list = EPSILONS, DELTAS
     if args.quick:
         configs = [c for c in CONFIGS if c[0] in QUICK_CONFIGS]

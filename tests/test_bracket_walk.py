@@ -91,3 +91,17 @@ def test_a_profile_refused_everywhere_on_one_side_ends_undecided_with_the_reason
     with pytest.raises(UndecidedError, match="synthetic engine"):
         certified_monotone_bracket(profile, Fraction(1, 10**5), increasing=False, candidate=4.0,
                                    rtol=Fraction(1, 10**6))
+
+
+@pytest.mark.parametrize("delta_text", ["1e-5", "1e-300"])
+def test_power_law_over_many_orders_without_candidate(delta_text):
+    """delta(t) = t^(1/16) (SGG T = 2, alpha = -1/2, p = 8: delta ~ beta^((alpha+1)/p)) with no float
+    candidate: the root t* = delta^16 (1e-80, 1e-4800) is hundreds of binary orders below the start.
+    Steps 2, 4, 16, 256, ... and geometric bisection took 54 probes at 1e-5; the exponential search now
+    jumps along the power law through its last two certified points and the secant of a bracket wider
+    than a factor 4 interpolates in ln t (5 probes; 16 at 1e-300); the bracket still contains the root."""
+    delta = Fraction(delta_text)
+    with mp.workdps(60):
+        root = mp.pi * mp.mpf(delta_text) ** 16   # not a decimal: no probe lands on the root itself
+        b = _run(lambda t: (t / arb.pi()).root(16), delta, root, None, increasing=True)
+    assert b.evaluations <= 20

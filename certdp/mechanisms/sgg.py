@@ -162,6 +162,10 @@ def sgg_delta_float(dimension: int, alpha: float, power: float, rate: float, eps
         return 0.0
     z_lo = float(gammaincinv(k, 1e-30))
     z_hi = float(gammainccinv(k, 1e-30))
+    if z_lo == 0.0 and k < 0.5:
+        # small k = (alpha + 1)/p (alpha near -1, large p): the 1e-30 quantile (1e-30 Gamma(k+1))^(1/k)
+        # underflows; start at the smallest normal double instead (mass below it ~ 1e-308^k, a guess)
+        z_lo = 2.2250738585072014e-308
     if not (z_lo > 0 and math.isfinite(z_hi)):
         return None
     edges = np.geomspace(z_lo, z_hi, panels + 1)
@@ -293,15 +297,17 @@ def _quadrature_rate_root(dimension: int, alpha: float, power: float, epsilon: f
     # beta = (lambda)^(-p): start with noise scale ~ s * T / eps
     t0 = -power * math.log(max(sensitivity * max(dimension, 1) / max(epsilon, 1e-3), 1e-300))
     try:
+        # steps 2, 2, 4, 4, 8, ...: small T with alpha near -1 and large p has delta ~ beta^((alpha+1)/p)
+        # (1/16 for T = 2, alpha = -1/2, p = 8: beta ~ 1e-190 at delta = 1e-12), within the doubles
         lo, hi = t0 - 1.0, t0 + 1.0
-        for _ in range(80):
+        for i in range(40):
             if f(lo) < 0:
                 break
-            lo -= 2.0
-        for _ in range(80):
+            lo = max(lo - 2.0 ** (1 + i // 2), -700.0)
+        for i in range(40):
             if f(hi) > 0:
                 break
-            hi += 2.0
+            hi = min(hi + 2.0 ** (1 + i // 2), 700.0)
         if not (f(lo) < 0 < f(hi)):
             return None
         t = brentq(f, lo, hi, xtol=1e-13, rtol=1e-13, maxiter=200)

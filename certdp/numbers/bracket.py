@@ -380,8 +380,13 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
         t = start
         doublings = 0
         raised_in_a_row = 0
+        found = Decision.NO if sign == safe_dir else Decision.YES   # the side already certified
         while missing() and doublings < max_doublings and raised_in_a_row < MAX_FAILED_PROBES_IN_A_ROW:
             t = t * factor if sign > 0 else t / factor
+            side_pts = [(q, e) for q, d, e in seen.values() if d is found and e is not None]
+            jump = _power_law_guess(side_pts, Fraction(delta), sign, found is Decision.YES)
+            if jump is not None and (jump - t) * sign > 0:
+                t = jump   # a power law through the two nearest certified points lies beyond the next step
             n_failed = len(failures)
             probe(t, "up" if sign > 0 else "down")
             raised_in_a_row = raised_in_a_row + 1 if len(failures) > n_failed else 0
@@ -576,20 +581,24 @@ def _secant_guess(safe_pt: tuple[Fraction, Enclosure], unsafe_pt: tuple[Fraction
         m1 = e1.lower if e1.lower > 0 else (e1.lower + e1.upper) / 2
         if m0 <= 0 or m1 <= 0 or m0 == m1:
             return None
-        return _log_delta_point(t0, m0, t1, m1, delta, lambda frac: 0.0 < frac < 1.0)
+        # a bracket wider than a factor 4 (left by the exponential search): power law in t
+        wide = max(t0, t1) > 4 * min(t0, t1)
+        return _log_delta_point(t0, m0, t1, m1, delta, lambda frac: 0.0 < frac < 1.0, log_t=wide)
     except (ValueError, ZeroDivisionError, OverflowError):
         return None
 
 
 def _log_delta_point(t0: Fraction, m0: Fraction, t1: Fraction, m1: Fraction, delta: Fraction,
-                     accept: Callable[[float], bool]) -> Fraction | None:
+                     accept: Callable[[float], bool], log_t: bool = False) -> Fraction | None:
     """Where the line through ``(t0, ln m0)`` and ``(t1, ln m1)`` reaches ``ln delta`` (float64; a guess).
 
     Below ``delta = e^-69`` the line is drawn in ``ln(-ln delta)`` against ``ln t`` (nearly straight for
     the profiles met there: Gaussian-like ``-ln delta ~ c t^-g`` and power laws ``delta ~ c t^k``, where
     ``ln delta`` against ``t`` is curved enough that a one-sided secant crawled: 21 probes for one SGG
     p = 8 cell at 1e-100).  ``frac`` is the position along the line (0 at ``t0``, 1 at ``t1``); None
-    unless ``accept(frac)`` (interpolation or extrapolation).  Float errors propagate to the caller."""
+    unless ``accept(frac)`` (interpolation or extrapolation).  ``log_t``: ``ln delta`` against ``ln t``
+    above ``e^-69`` too (a power law, for brackets spanning orders of magnitude).  Float errors propagate
+    to the caller."""
     import math
 
     l0 = math.log(m0.numerator) - math.log(m0.denominator)
@@ -598,9 +607,21 @@ def _log_delta_point(t0: Fraction, m0: Fraction, t1: Fraction, m1: Fraction, del
     if ld < _TINY_LOG_DELTA and l0 < 0 and l1 < 0:
         u0, u1, ud = math.log(-l0), math.log(-l1), math.log(-ld)
         frac = (u0 - ud) / (u0 - u1)
-        return t0 * Fraction(float(t1 / t0) ** frac) if accept(frac) else None
+        return t0 * _ratio_power(t1 / t0, frac) if accept(frac) else None
     frac = (l0 - ld) / (l0 - l1)
-    return t0 + (t1 - t0) * Fraction(frac) if accept(frac) else None
+    if not accept(frac):
+        return None
+    return t0 * _ratio_power(t1 / t0, frac) if log_t else t0 + (t1 - t0) * Fraction(frac)
+
+
+def _ratio_power(ratio: Fraction, frac: float) -> Fraction:
+    """``ratio^frac`` as a rational guess, also for ratios beyond the double range (1e-4800)."""
+    import math
+
+    lr = math.log(ratio.numerator) - math.log(ratio.denominator)
+    if abs(lr * frac) < 700.0:
+        return Fraction(math.exp(lr * frac))
+    return _fraction_of_log(lr * frac)
 
 
 #: Below ``delta = e^-69 ~ 1e-30`` the secant interpolates ``ln(-ln delta)`` in ``ln t`` (a guess only).
@@ -656,6 +677,63 @@ def _extrapolated_guess(points: list[tuple[Fraction, Enclosure]], delta: Fractio
         return _log_delta_point(t0, m0, t1, m1, delta, lambda frac: frac > 1.0 and math.isfinite(frac))
     except (ValueError, ZeroDivisionError, OverflowError, AttributeError):
         return None
+
+
+def _power_law_guess(points: list[tuple[Fraction, Enclosure]], delta: Fraction, direction: int,
+                     below: bool) -> Fraction | None:
+    """Exponential search only: a point just past the boundary of a power law through the two points of
+    one side nearest to it (``ln delta`` linear in ``ln t``), a guess.
+
+    Profiles met there are power laws over many orders of ``t`` (SGG with ``alpha`` near -1 and large
+    ``p``: ``delta ~ c beta^((alpha+1)/p)``, ``beta ~ 1e-77`` at ``delta = 1e-5`` for T = 2, alpha = -1/2,
+    p = 8), which steps of 2, 4, 16, ... crossed in ~40 probes.  Only for slowly varying profiles
+    (log-log slope at most 1/2 in absolute value between the two points).  The returned point is the
+    extrapolated one moved a factor 2 further (so it is likely past the boundary), at most 2^64 or
+    the square of the last step from the last point; ``None`` if the line does not reach ``delta`` going ``direction``
+    (the sign of the step in ``t`` that moves delta towards it)."""
+    import math
+
+    if len(points) < 2:
+        return None
+    (t0, e0), (t1, e1) = sorted(points, key=lambda pe: pe[0] * direction)[-2:]
+    try:
+        m0 = e0.upper if below else e0.lower
+        m1 = e1.upper if below else e1.lower
+        if m0 <= 0 or m1 <= 0 or m0 == m1 or t0 == t1:
+            return None
+        lt0 = math.log(t0.numerator) - math.log(t0.denominator)
+        lt1 = math.log(t1.numerator) - math.log(t1.denominator)
+        l0 = math.log(m0.numerator) - math.log(m0.denominator)
+        l1 = math.log(m1.numerator) - math.log(m1.denominator)
+        ld = math.log(delta.numerator) - math.log(delta.denominator)
+        if abs(l1 - l0) > 0.5 * abs(lt1 - lt0):
+            return None  # |slope| > 1/2 in log-log: the doubling steps cross fast enough, and a steeper
+            # (Gaussian-like) profile extrapolated as a power law lands where delta has ~1e12 digits
+        frac = (l0 - ld) / (l0 - l1)
+        if not (frac > 1.0 and math.isfinite(frac)):
+            return None
+        lt = lt0 + (lt1 - lt0) * frac + direction * math.log(2.0)
+        if not math.isfinite(lt):
+            return None
+        # at most a factor 2^64, or the square of the last step: a profile that is flat here and steep
+        # further out (a Gaussian at small eps) must not be asked where its delta has no decimal
+        # representation; while it stays flat, the jumps grow geometrically
+        last = lt1 if (lt1 - lt0) * direction > 0 else lt0
+        reach = max(64 * math.log(2.0), 2 * abs(lt1 - lt0))
+        lt = max(min(lt, last + reach), last - reach)
+        return _fraction_of_log(lt)
+    except (ValueError, ZeroDivisionError, OverflowError, AttributeError):
+        return None
+
+
+def _fraction_of_log(lt: float) -> Fraction:
+    """A rational near ``e^lt`` (any exponent; 17 significant digits: only a place to probe)."""
+    import math
+
+    e10 = math.floor(lt / math.log(10.0))
+    mant = math.exp(lt - e10 * math.log(10.0))
+    q = Fraction(round(mant * 10**16), 10**16)
+    return q * 10**e10 if e10 >= 0 else q / 10**(-e10)
 
 
 def _as_fraction(candidate: float | Fraction | Decimal | None) -> Fraction | None:
