@@ -1,0 +1,59 @@
+"""The radial engine's Gamma masses (``SGGRadialProblem._incomplete`` / ``_mass``) against 60-digit mpmath.
+
+For a large non-integer Gamma shape ``k`` the lower function is taken as ``1 - Q(k, z)`` for
+``z >= k - 3 sqrt(k)`` (Arb's lower function cost 0.5-2.5 s per call near ``z ~ k`` at 128-256 bits,
+T = 1000, alpha = 999/2, p = 2, where the upper one takes 50 us): the enclosures must still contain
+the true values and be about as narrow as the working precision allows."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath as mp
+import pytest
+from flint import arb, ctx
+
+from certdp.engines.radial import SGGRadialProblem
+
+K = mp.mpf(1001) / 4
+
+
+def _problem():
+    return SGGRadialProblem(1000, Fraction(999, 2), 2, Fraction(1, 50), 1, 1)   # k = 1001/4
+
+
+def _check(ball: arb, ref: mp.mpf, prec: int) -> None:
+    ref_ball = arb(mp.nstr(ref, 70))     # 70 digits: its own rounding is far below the tolerance
+    assert ball.overlaps(ref_ball), (ball, ref)
+    assert ball.rad() <= abs(ref_ball.mid()) * arb(2) ** (24 - prec)   # a few bits lost at most
+
+
+@pytest.mark.parametrize("prec", [64, 128, 256])
+@pytest.mark.parametrize("z_text", ["237.5", "250", "250.3", "262", "300"])
+def test_lower_gamma_by_complement_contains_mpmath(prec, z_text):
+    problem = _problem()
+    assert problem._lower_by_complement(arb(z_text))
+    old = ctx.prec
+    try:
+        ctx.prec = prec
+        value = problem._incomplete(arb(z_text), False)
+    finally:
+        ctx.prec = old
+    with mp.workdps(60):
+        _check(value, mp.gammainc(K, 0, mp.mpf(z_text), regularized=True), prec)
+
+
+@pytest.mark.parametrize("prec", [64, 128])
+@pytest.mark.parametrize("edges", [("230", "240"), ("249", "251"), ("250", "250.0009765625"), ("240", "300")])
+def test_bin_masses_around_the_mode_contain_mpmath(prec, edges):
+    problem = _problem()
+    zl, zu = (arb(e) for e in edges)   # exact dyadic edges (the engine's bin edges are exact)
+    assert zl.rad() == 0 and zu.rad() == 0
+    old = ctx.prec
+    try:
+        ctx.prec = prec
+        mass = problem._mass(zl, zu)
+    finally:
+        ctx.prec = old
+    with mp.workdps(60):
+        _check(mass, mp.gammainc(K, mp.mpf(edges[0]), mp.mpf(edges[1]), regularized=True), prec)
