@@ -824,8 +824,14 @@ class SGGRadialProblem:
         taylor = None
         if min(gl[1], gl[2], gu[1], gu[2]) > 0.0:
             taylor = self._taylor_bin(zl, zu, y, minus, order, gl, gu)
-            # accept without the monotone comparison only when negligible against the bin's mass
-            if taylor is not None and taylor.rad() < arb("1e-30") * self._mass(zl, zu):
+            # accept without the monotone comparison only when negligible against the bin's mass *and*
+            # against the model's own value: where G = F_W(w*) is itself tiny (1 + w* ~ 1e-9 at
+            # T = 10, eps = 50, G ~ 1e-40 of the mass) a remainder of 1e-31 of the mass can be 1e9 times
+            # the value, far worse than the first-order enclosure (sgg T=10 alpha=4 p=3/2 at
+            # (50, 1e-300): the children touching z_s got such models and the total width grew when
+            # they were split, until the stall test ended the pass on every rung)
+            if (taylor is not None and taylor.rad() < arb("1e-30") * self._mass(zl, zu)
+                    and taylor.rad() < arb("1e-6") * abs(taylor.mid())):
                 return taylor, "taylor"
         # monotone (first-order) enclosure
         wl, wu = self.w_bracket(zball, y, min(gl, gu), max(gl, gu))
