@@ -39,6 +39,7 @@ from flint import arb, ctx
 
 from certdp.engines.closed_form import gaussian_profile
 from certdp.engines.radial import RadialPrecisionError, RadialRangeError, sgg_delta_enclosure
+from certdp.numbers.deadline import ResourceExhausted
 from certdp.mechanisms.base import Mechanism, register
 from certdp.numbers import (
     Enclosure,
@@ -239,6 +240,8 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
             return None
         if alpha < dimension - 1:
             slope = (alpha + 1.0) / power
+            lb = math.log(b0) + (log_delta - floor) / slope
+            return _engine_refined_rate(dimension, alpha, power, epsilon, log_delta, sensitivity, lb, slope)
         elif power > 1.0:
             # alpha = T - 1, p > 1: the loss beta (r^p - |r e_1 + mu|^p) exceeds eps only where
             # beta p s r^(p-1) >~ eps, i.e. Z = beta r^p >~ C beta^(-1/(p-1)): -ln delta ~ C beta^(-1/(p-1))
@@ -266,6 +269,41 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
         lb = math.log(b0) + (log_delta - floor) / slope
         return _rate_of_log(lb)
     return _quadrature_rate_root(dimension, alpha, power, epsilon, log_delta, sensitivity, panels, nodes)
+
+
+def _engine_refined_rate(dimension: int, alpha: float, power: float, epsilon: float, log_delta: float,
+                         sensitivity: float, lb: float, slope: float):
+    """The small-noise extrapolation ``ln beta = lb`` corrected by one coarse engine evaluation (a guess).
+
+    For ``alpha < T - 1`` the extrapolation from the root at :data:`QUADRATURE_DELTA_FLOOR` keeps the
+    exact exponent ``k`` of ``delta ~ C (beta s^p)^k`` but not ``C``: the root at the floor is far from
+    the small-noise regime at large eps (sgg T=10 alpha=4 p=3/2 at (50, 1e-300): beta ~ 16 at delta =
+    1e-12, and the candidate was 123x below the root, 7 doublings of the walk).  One radial-engine
+    evaluation at 64 bits with a coarse relative width (1e-3, at most 3000 bins) at the extrapolated
+    rate gives ``delta_1``; ``ln beta = lb + (ln delta - ln delta_1) / k`` is then exact up to the
+    corrections to the power law, which vanish as ``beta -> 0``.  Only the bracket's starting point:
+    the evaluation's enclosure decides nothing (any failure returns the uncorrected guess).
+    """
+    guess = _rate_of_log(lb)
+    try:
+        with working_precision(64):
+            enc = sgg_delta_enclosure(dimension, Fraction(alpha), Fraction(power), arb(repr(lb)).exp(),
+                                      Fraction(epsilon), Fraction(sensitivity), eta=arb(2) ** -4096,
+                                      rel_eta=1e-3, log_delta_hint=log_delta, max_bins=3000)
+            if not (enc.lower > 0 and _finite_arb(enc.upper)):
+                return guess
+            ld1 = float(((enc.lower + enc.upper) / 2).log().mid())
+    except ResourceExhausted:
+        raise       # the caller's budget ran out: not a failure of the guess
+    except (RadialPrecisionError, UndecidedError, ArithmeticError, ValueError):
+        return guess
+    if not math.isfinite(ld1):
+        return guess
+    return _rate_of_log(lb + (log_delta - ld1) / slope)
+
+
+def _finite_arb(x) -> bool:
+    return bool(x.is_finite())
 
 
 def _rate_of_log(lb: float):
