@@ -241,6 +241,10 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
         if alpha < dimension - 1:
             slope = (alpha + 1.0) / power
             lb = math.log(b0) + (log_delta - floor) / slope
+            if b0 * sensitivity ** power < 1e-3:
+                # the root at the floor is already in the small-noise regime (R1SMG: z_s ~ 1e-20 there):
+                # the power law holds to O(z_s), an engine evaluation would only cost time
+                return _rate_of_log(lb)
             return _engine_refined_rate(dimension, alpha, power, epsilon, log_delta, sensitivity, lb, slope)
         elif power > 1.0:
             # alpha = T - 1, p > 1: the loss beta (r^p - |r e_1 + mu|^p) exceeds eps only where
@@ -282,7 +286,8 @@ def _engine_refined_rate(dimension: int, alpha: float, power: float, epsilon: fl
     evaluation at 64 bits with a coarse relative width (1e-3, at most 3000 bins) at the extrapolated
     rate gives ``delta_1``; ``ln beta = lb + (ln delta - ln delta_1) / k`` is then exact up to the
     corrections to the power law, which vanish as ``beta -> 0``.  Only the bracket's starting point:
-    the evaluation's enclosure decides nothing (any failure returns the uncorrected guess).
+    the evaluation's enclosure decides nothing (any failure returns the uncorrected guess).  Only called
+    where the floor's root is outside that regime (``beta s^p >= 1e-3`` there).
     """
     guess = _rate_of_log(lb)
     try:
