@@ -2018,7 +2018,9 @@ def _exact_half_and_centre(zl: arb, zu: arb) -> tuple[arb, arb]:
     bits = 2200
     if zl > 0:
         (ml, el), (mu, eu) = _edge_key(zl), _edge_key(zu)
-        bits = max(bits, (eu + int(mu).bit_length()) - el + 64)
+        # from the top bit of zu to the lowest bit of either (sub-double edges next to the cusp of p < 1
+        # have long mantissas on either side; the lowest bit of zl alone left zu's rounded at 4096 bits)
+        bits = max(bits, (eu + int(mu).bit_length()) - min(el, eu) + 64)
     ctx.prec = max(old_prec, bits)
     try:
         return (zu - zl) / 2, (zl + zu) / 2
