@@ -894,7 +894,7 @@ class SGGRadialProblem:
             return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, True)
         if y > 0 and zu <= y:
             return const(False)                   # z <= y: Phi <= z <= y, w* = -1
-        cap = None
+        cap = eb = None
         if self.p < 1:
             # the bounded loss: end distances from factored hulls (no cancellation next to the cusp)
             eb = self._end_distance_bounds(zl, zu, y, p_from_zero=not (zl > y))
@@ -905,7 +905,8 @@ class SGGRadialProblem:
                     return const(True)            # 1 - w_e <= 0: w* = +1
                 cap = self._end_cap(eb, minus)
         wb = self._w_explicit_on_bin(zball, y, zl, zu) if zl > y else None
-        return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, zl > y, g_cap=cap)
+        return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, zl > y, g_cap=cap,
+                                       ends=eb if (self.p < 1 and zl > y) else None)
 
     def _w_explicit_on_bin(self, zball: arb, y: arb, zl: arb | None = None, zu: arb | None = None) -> arb:
         """``w_e(z)`` for all ``z`` in ``zball`` (``z > y``), by a second-order Taylor form.
@@ -1008,7 +1009,8 @@ class SGGRadialProblem:
             return arb(0)
         return (arb(top) / 2).beta_lower(self.a_w, self.a_w, regularized=1)
 
-    def _bin_explicit_tail(self, zl, zu, zball, y, minus, order, mass, wb, const, above_y, g_cap=None):
+    def _bin_explicit_tail(self, zl, zu, zball, y, minus, order, mass, wb, const, above_y, g_cap=None,
+                           ends=None):
         if wb is not None and _finite(wb):
             if wb <= -1:
                 return const(False)
@@ -1017,6 +1019,14 @@ class SGGRadialProblem:
         taylor = None
         if wb is not None and _finite(wb) and wb > -1 and wb < 1:
             taylor = self._taylor_bin_explicit(zl, zu, zball, y, minus, order, wb)
+        if ends is not None and above_y:
+            # p < 1: G small next to the end w* hugs (B: w* ~ -1 in the cusp sliver; A: w* ~ +1): a Taylor
+            # model carried by the end distance itself (the w-form has lost it below the ulp of w)
+            d_lo, d_hi = (ends[2], ends[3]) if minus else (ends[0], ends[1])
+            if d_lo.lower() > 0 and d_hi.upper() < 1:
+                cusp = self._taylor_bin_cusp(zl, zu, y, minus, order, d_lo, d_hi)
+                if cusp is not None and (taylor is None or cusp.rad() < taylor.rad()):
+                    taylor = cusp
         # monotone enclosure: w* in [max(-1, lo w_e), min(1, hi w_e)] (w* = -1 where z <= y)
         if wb is not None and _finite(wb):
             wl = arb(-1) if (wb.lower() < -1 or not above_y) else wb.lower()
@@ -1119,6 +1129,61 @@ class SGGRadialProblem:
         if minus:
             return mass - arb(0).union(bound)
         return arb(0).union(bound)
+
+    def _taylor_bin_cusp(self, zl, zu, y, minus, n, d_lo, d_hi):
+        """Taylor model of ``int f_Z G`` on a bin where ``G = I_{d/2}(a, a)`` with the end distance ``d``
+        (B side: ``d = v = 1 + w_e``, ``G = F_W(-1 + v)``; A side: ``d = u = 1 - w_e``, ``G = F_W(-w*) =
+        F_W(-1 + u)``), certified ``0 < d_lo <= d <= d_hi < 1`` on the whole bin (so ``w*`` is not clamped
+        there).  ``v = (P - (r - s)^2) / (2 s r)``, ``u = ((r + s)^2 - P) / (2 s r)``, ``P = (z - y)^(2/p)``,
+        as series: in the cusp sliver of p < 1 ``v ~ (z_s/eps - 1)^4`` (1e-172 at delta = 1e-300) is far
+        below the ulp of ``w ~ -1``, so the w-form (:meth:`_taylor_bin_explicit`) had no digit of ``G``.
+        ``F_W(-1 + d)`` is the series of ``c_w (d (2 - d))^((T-3)/2) d'`` integrated, its constant term
+        ``I_{d/2}`` directly; the remainder comes from the same series on the whole bin with the constant
+        term of ``d`` replaced by its certified hull ``[d_lo, d_hi]`` (Lagrange remainder, as in
+        :meth:`_taylor_bin_explicit`).  ``None`` where a series meets a non-positive ball."""
+        half, zm = _exact_half_and_centre(zl, zu)
+        if half.rad() != 0 or zm.rad() != 0:
+            return None
+        zball = _union(zl, zu)
+        two_p, inv_p, s = 2 / self.p, 1 / self.p, self.s
+
+        def dist_series(zs):
+            big_p = ((zs - y).log() * two_p).exp()
+            r = (zs.log() * inv_p).exp()
+            if minus:
+                num = (r + s) * (r + s) - big_p
+            else:
+                rs = r - s
+                num = big_p - rs * rs
+            return num / (2 * s * r)
+
+        def g_series(ds, d0):
+            dens = arb_series([self.c_w])
+            if self.e_w != 0:
+                dens = self.c_w * (self.e_w * (ds.log() + (2 - ds).log())).exp()
+            c = (dens * ds.derivative()).integral().coeffs() or [arb(0)]
+            c[0] = (d0 / 2).beta_lower(self.a_w, self.a_w, regularized=1)
+            return arb_series(c)
+
+        old_cap = ctx.cap
+        ctx.cap = n + 1
+        try:
+            zs = arb_series([zm, 1])
+            ds = dist_series(zs)
+            d0 = ds.coeffs()[0]
+            if not (d0 > 0 and d0 < 1):
+                return None
+            h_mid = (self._density_series(zs) * g_series(ds, d0)).coeffs()
+            zsb = arb_series([zball, 1])
+            c = dist_series(zsb).coeffs()
+            c[0] = _union(arb(d_lo.lower()), arb(d_hi.upper()))
+            dsb = arb_series(c)
+            h_b = (self._density_series(zsb) * g_series(dsb, c[0])).coeffs()
+        except (ValueError, ZeroDivisionError):
+            return None
+        finally:
+            ctx.cap = old_cap
+        return _integrate_taylor(h_mid, h_b, half, n)
 
     def _taylor_t3_segment(self, zl, zu, y, n: int = DEFAULT_ORDER):
         """``int_zl^zu f_Z(z) (1 + w_e(z))/2 dz`` by a Taylor model (T = 3: ``F_W(w) = (1 + w)/2``, no
