@@ -995,6 +995,31 @@ class SGGRadialProblem:
         u_hi = quot(qp_hi - arb(p_lo.lower()))
         if not all(_finite(x) for x in (v_lo, v_hi, u_lo, u_hi)):
             return None
+        if not p_from_zero and zu > zl:
+            # where v (or u) is certified monotone on the bin (the sign of its derivative on the whole ball,
+            # a length-2 series), its exact range is the hull of the two end values: the hulls above
+            # decorrelate P and Q, which grow together (next to the ends of the cusp sliver the bin beyond
+            # a root was not certified w* = -1 until it was ~1e-10 wide)
+            old_cap = ctx.cap
+            ctx.cap = 2
+            try:
+                zsb = arb_series([_union(zl, zu), 1])
+                for idx, minus in ((0, False), (2, True)):
+                    c = self._end_distance_series(zsb, y, minus).coeffs()
+                    if len(c) < 2 or not _finite(c[1]) or not (c[1] > 0 or c[1] < 0):
+                        continue
+                    el, eu = self._end_distance_series(zl, y, minus), self._end_distance_series(zu, y, minus)
+                    lo_e, hi_e = (el, eu) if c[1] > 0 else (eu, el)
+                    if idx == 0:
+                        v_lo = lo_e if lo_e.lower() > v_lo.lower() else v_lo
+                        v_hi = hi_e if hi_e.upper() < v_hi.upper() else v_hi
+                    else:
+                        u_lo = lo_e if lo_e.lower() > u_lo.lower() else u_lo
+                        u_hi = hi_e if hi_e.upper() < u_hi.upper() else u_hi
+            except (ValueError, ZeroDivisionError):
+                pass
+            finally:
+                ctx.cap = old_cap
         return v_lo, v_hi, u_lo, u_hi
 
     def _end_cap(self, bounds, minus: bool):
@@ -1130,6 +1155,20 @@ class SGGRadialProblem:
             return mass - arb(0).union(bound)
         return arb(0).union(bound)
 
+    def _end_distance_series(self, zs, y: arb, minus: bool):
+        """``v = 1 + w_e = (P - (r - s)^2) / (2 s r)`` (``minus`` False) or ``u = 1 - w_e = ((r + s)^2 - P) /
+        (2 s r)`` on an arb series (or ball) ``zs``, ``P = (z - y)^(2/p)``, ``r = z^(1/p)``: the factored forms
+        (no cancellation of ``z^(2/p)``, ``s^2`` and ``2 s r``).  Requires ``z > y``."""
+        two_p, inv_p, s = 2 / self.p, 1 / self.p, self.s
+        big_p = ((zs - y).log() * two_p).exp()
+        r = (zs.log() * inv_p).exp()
+        if minus:
+            num = (r + s) * (r + s) - big_p
+        else:
+            rs = r - s
+            num = big_p - rs * rs
+        return num / (2 * s * r)
+
     def _taylor_bin_cusp(self, zl, zu, y, minus, n, d_lo, d_hi):
         """Taylor model of ``int f_Z G`` on a bin where ``G = I_{d/2}(a, a)`` with the end distance ``d``
         (B side: ``d = v = 1 + w_e``, ``G = F_W(-1 + v)``; A side: ``d = u = 1 - w_e``, ``G = F_W(-w*) =
@@ -1148,14 +1187,7 @@ class SGGRadialProblem:
         two_p, inv_p, s = 2 / self.p, 1 / self.p, self.s
 
         def dist_series(zs):
-            big_p = ((zs - y).log() * two_p).exp()
-            r = (zs.log() * inv_p).exp()
-            if minus:
-                num = (r + s) * (r + s) - big_p
-            else:
-                rs = r - s
-                num = big_p - rs * rs
-            return num / (2 * s * r)
+            return self._end_distance_series(zs, y, minus)
 
         def g_series(ds, d0):
             dens = arb_series([self.c_w])
