@@ -1718,7 +1718,7 @@ def _split_point(zl: arb, zu: arb, bps: list[arb]) -> arb:
     for b in bps:
         dl, du = abs(zl - b), abs(zu - b)
         for d, left in ((dl, True), (du, False)):
-            if d <= tol * b and (near_end is None or d < near_end[0]):
+            if d <= tol * b and d <= (zu - zl) / 16 and (near_end is None or d < near_end[0]):
                 near_end = (d, left)
     if near_end is not None:
         return _round_edge(zl + (zu - zl) / 16) if near_end[1] else _round_edge(zu - (zu - zl) / 16)
@@ -1742,7 +1742,11 @@ def _split_point_float(zl: float, zu: float, bps: list[float]) -> float:
     for b in bps:
         dl, du = abs(zl - b), abs(zu - b)
         d = min(dl, du)
-        if d <= 1e-13 * max(abs(b), 1e-300) and (near_end is None or d < near_end[0]):
+        # (at the end on the bin's own scale too: a bin at a distance of more than 1/16 of its width is graded
+        # geometrically below; inside the cusp sliver of p < 1, narrower than the tolerance, shaving 1/16
+        # per split off a bin ~10 widths from the root converged only to first order)
+        if (d <= 1e-13 * max(abs(b), 1e-300) and d <= (zu - zl) / 16.0
+                and (near_end is None or d < near_end[0])):
             near_end = (d, dl <= du)
     if near_end is not None:
         return zl + (zu - zl) / 16.0 if near_end[1] else zu - (zu - zl) / 16.0
