@@ -228,7 +228,9 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
     Below :data:`QUADRATURE_DELTA_FLOOR` the quadrature cannot resolve delta (it returned roots with
     a true delta 1e270 times the target at delta = 1e-300), so the root at the floor is extrapolated
     in log-log: for ``alpha < T - 1`` with exponent ``k = (alpha+1)/p`` (as ``beta -> 0`` the loss
-    depends on ``r / s`` only and delta is the Gamma mass of ``r = O(s)``, ``~ C (beta s^p)^k``),
+    depends on ``r / s`` only and delta is the Gamma mass of ``r = O(s)``, ``~ C (beta s^p)^k``; the
+    prefactor ``C`` is taken from one coarse engine evaluation, :func:`_engine_refined_rate`, where the
+    floor's root is not yet in that regime),
     for ``alpha = T - 1, p > 1`` as ``-ln delta ~ C beta^(-1/(p-1))`` (see the code), for
     ``alpha = T - 1, p <= 1`` with the local slope between the roots at 1e4 and 1 times the floor.
     Only the bracket's starting point: every answer is certified afterwards.
