@@ -1826,6 +1826,8 @@ def sgg_delta_enclosure(
                                notes=["pure DP: alpha = T-1, p <= 1, loss <= beta s^p <= eps"])
 
     z_s = prob.s ** prob.p
+    if rel_eta is not None and prob.c1_is_zero and prob.p < 1 and prob.eps > 0:
+        _cusp_precision_check(prob, z_s, rel_eta)
     if not (z_s > Z_SCALE_MIN):
         raise RadialRangeError(
             f"radial engine: the privacy loss lives at z = beta s^p ~ {z_s.mid().str(3, radius=False)}, "
@@ -2088,6 +2090,29 @@ def _cusp_breakpoints(prob: SGGRadialProblem) -> list[arb]:
         if root is not None and root > 0:
             out.append(root)
     return out
+
+
+def _cusp_precision_check(prob: SGGRadialProblem, z_s: arb, rel_eta: float) -> None:
+    """Raise :class:`RadialPrecisionError` at once when the working precision clearly cannot reach the
+    relative width next to the pure-DP boundary of the bounded loss (``c1 = 0``, ``p < 1``).
+
+    With ``a = z_s / eps - 1`` small, the B side lives in the cusp sliver where ``1 + w* = v ~ a^(2/p)`` is
+    formed from ``(r - s)^2`` with ``r - s ~ a^(1/p)`` known to ``2^-prec``: ``v`` to relative
+    ``2^-prec / a^(1/p)``; and ``A``, ``e^eps B`` cancel to relative ``a``.  So ``2^-prec`` must be below
+    ``rel a^(1 + 1/p)``; where it is 16 times above, the pass would only spend its bin budget (T = 10, p = 3/4
+    at ``a = 6e-7``: 1.5-2.8 s per failing 64-bit pass).  A shortcut, never a decision: raising only makes
+    the caller move to the next rung of its precision ladder."""
+    a = z_s / prob.eps - 1
+    if not (a > 0):
+        return
+    la = float(a.log().mid())
+    if not math.isfinite(la) or la > -3.0:
+        return
+    need = math.log(rel_eta) + (1.0 + 1.0 / prob.f_p) * la        # ln(rel a^(1 + 1/p))
+    if (4 - ctx.prec) * math.log(2.0) > need:
+        raise RadialPrecisionError(
+            f"the cusp of the bounded loss needs more than {ctx.prec} bits (beta s^p / eps - 1 = "
+            f"{math.exp(la):.3g}, relative width {rel_eta:.3g})")
 
 
 def _sub_double_split(prob: SGGRadialProblem, zl: arb, zu: arb):
