@@ -120,9 +120,8 @@ SINGULAR_EPSILON_PER_C1 = Fraction(20)
 #: engine stalled there below delta = 1e-30 (a sliver around z_s below the double spacing); with the
 #: factored end distances, Arb breakpoints and end-distance Taylor models (docs/sgg.md items 16-20) the
 #: coverage cells T = 2, 3, 10 with p = 1/2 at eps 0.01 ... 50, delta 1e-30, 1e-100, 1e-300 are certified in
-#: <= 21 s (loaded machine), T = 2, 3 with p = 1/4 and T = 3, 10 with p = 3/4 at eps 1, 50 too (T = 2, p = 1/4
-#: and T = 10, p = 3/4 in 25-63 s at load 5-9: over the 30 s goal; docs/coverage.md), so the floor is the
-#: SGG one.
+#: <= 18 s (loaded machine), T = 2, 3 with p = 1/4 and T = 3, 10 with p = 3/4 at eps 1, 50 in <= 11 s
+#: (docs/coverage.md), so the floor is the SGG one.  Not measured: p < 1/4.
 BOUNDED_LOSS_DELTA_MIN = Fraction(1, 10**300)
 
 
