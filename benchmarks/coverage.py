@@ -51,7 +51,7 @@ for _T in (2, 3, 5, 10, 128, 1000):
 for _T in (2, 10, 128, 1000):
     CONFIGS.append((f"r1smg T={_T}", "r1smg", {"dimension": _T}))
 for _T, _alpha, _p in ((2, 1, 2), (2, 1, "3/2"), (2, 0, 1), (3, 2, "1/2"), (3, 1, 3), (10, 9, 2), (10, 4, "3/2"),
-                       (10, 9, 8)):
+                       (10, 9, 8), (2, 1, "1/2"), (10, 9, "1/2")):
     CONFIGS.append((f"sgg T={_T} alpha={_alpha} p={_p}", "sgg", {"dimension": _T, "alpha": _alpha, "power": _p}))
 
 #: ``--extended``: the issue-17 grid of shapes beyond the table's (alpha in (-1, T-1], p in [1/2, 8], every

@@ -67,9 +67,9 @@ def test_singular_loss_epsilon_caps(name, fixed, eps_ok, eps_refused):
 
 
 def test_radial_engine_domains_reach_delta_1e_300():
-    """sgg / r1smg are documented down to delta = 1e-300 (issue 17; docs/coverage.md), except SGG with
-    alpha = T - 1 and p < 1 (bounded loss: the delta mass sits in a neighbourhood of r = s that 53-bit
-    bin edges cannot resolve below ~1e-30), which keeps delta >= 1e-30."""
+    """sgg / r1smg are documented down to delta = 1e-300 (issue 17; docs/coverage.md); since the `zs`
+    round this includes SGG with alpha = T - 1 and p < 1 (bounded loss: the delta mass sits in a sliver around the
+    cusp r = s, w = -1 below the double spacing; docs/sgg.md items 16-20), which kept delta >= 1e-30."""
     from certdp.mechanisms.domains import BOUNDED_LOSS_DELTA_MIN
 
     check_domain("r1smg", epsilon="10", delta="1e-300", dimension=1000)
@@ -80,16 +80,17 @@ def test_radial_engine_domains_reach_delta_1e_300():
         with pytest.raises(InputError) as err:
             check_domain(name, epsilon="1", delta="1e-301", dimension=10, alpha=4, power="3/2")
         assert err.value.parameter == "delta"
-    assert BOUNDED_LOSS_DELTA_MIN == Fraction(1, 10**30)
-    check_domain("sgg", epsilon="1", delta="1e-30", dimension=3, alpha=2, power="1/2")
+    assert BOUNDED_LOSS_DELTA_MIN == Fraction(1, 10**300)
+    for T, alpha in ((2, 1), (3, 2), (10, 9)):
+        check_domain("sgg", epsilon="50", delta="1e-300", dimension=T, alpha=alpha, power="1/2")
     with pytest.raises(InputError) as err:
-        check_domain("sgg", epsilon="1", delta="1e-31", dimension=3, alpha=2, power="1/2")
-    assert err.value.parameter == "delta" and "1e-30" in err.value.reason
+        check_domain("sgg", epsilon="1", delta="1e-301", dimension=3, alpha=2, power="1/2")
+    assert err.value.parameter == "delta" and "1e-300" in err.value.reason
     text = DOCS.read_text()
     row = next(line for line in text.splitlines() if line.startswith("| `r1smg`"))
     assert "1e-300" in row
     row = next(line for line in text.splitlines() if line.startswith("| `sgg`"))
-    assert "1e-300" in row and "1e-30 for alpha = T - 1, p < 1" in row
+    assert "1e-300" in row and "1e-30 for alpha = T - 1" not in row
 
 
 @pytest.mark.parametrize("mechanism, params", [

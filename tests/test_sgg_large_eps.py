@@ -19,6 +19,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import mpmath as mp
+import pytest
 from flint import arb
 
 from certdp.engines.radial import sgg_delta_enclosure
@@ -307,3 +308,88 @@ def _assert_contains_at_rel_1e_12(T, alpha, p, beta, ref, err):
         hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
     assert lo - err <= ref <= hi + err, (lo, ref, hi)
     assert hi - lo <= mp.mpf("1e-12") * lo * (1 + mp.mpf("1e-6"))
+
+
+def mp_hockey_stick_r3_scaled(p, beta, eps, dps):
+    """delta(eps) of SGG(T = 3, alpha = 2, beta, p <= 1) by the hockey-stick integral in R^3, scaled for
+    tiny delta: ``delta = int_{L > eps} f(x) (1 - e^(eps - L(x))) dx`` (``-expm1``: no cancellation of the
+    two densities) over the region ``t = |x| < t*(theta)`` around ``x = 0`` (``L`` decreases in ``t`` from
+    ``s^p`` there), in ``t = t* u`` with the integrand divided by its scale: mpmath's quadrature tests its
+    error in absolute terms, and an unscaled integrand of size ~1e-92 passed at a low degree (the
+    unscaled form of tests/test_sgg_corners.py was 7e-10 relative off at delta ~ 1e-94, 1e-307; this one
+    agrees with the leading term ``delta ~ (beta - eps)^7 / 5040`` at eps = 1 to O(beta - eps)).
+    Independent of the radial engine (no Lemma 4.1, no ``w*``, no ``F_W``)."""
+    with mp.workdps(dps):
+        p, eps, beta = (mp.mpf(v.numerator) / v.denominator for v in (Fraction(p), Fraction(eps), Fraction(beta)))
+        s = beta ** (1 / p)
+        norm = 4 * mp.pi * mp.gamma(3 / p) / p
+        a = s ** p - eps                              # L(0) - eps > 0 (not pure DP)
+
+        def excess(t, c):                             # L(x) - eps
+            return ((t * t + 2 * t * s * c + s * s) ** (p / 2) - eps) - t ** p
+
+        def t_star(c):
+            lo, hi = mp.mpf(0), 4 * a ** (1 / p)
+            while excess(hi, c) > 0:
+                hi *= 2
+            for _ in range(40):                       # bisection to a tight bracket, then Anderson's method
+                m = (lo + hi) / 2
+                lo, hi = (m, hi) if excess(m, c) > 0 else (lo, m)
+            root = mp.findroot(lambda t: excess(t, c), (lo, hi), solver="anderson")
+            assert lo <= root <= hi
+            assert all(excess(root * k, c) < 0 for k in (1.5, 2, 4, 16, 256))   # one crossing
+            return root
+
+        def inner(th):
+            c = mp.cos(th)
+            ts = t_star(c)
+            g = lambda u: u * u * mp.exp(-(ts * u) ** p) * (-mp.expm1(-excess(ts * u, c))) / a  # noqa: E731
+            return mp.sin(th) * mp.quad(g, [0, 1]) * (ts / t0) ** 3
+
+        t0 = a ** (1 / p)                             # the scale of t* (t* ~ a^(1/p)): both integrands O(1)
+        return 2 * mp.pi * mp.quad(inner, [0, mp.pi / 2, mp.pi]) * a * t0 ** 3 / norm
+
+
+def test_p_half_at_delta_1e_100_next_to_the_pure_dp_boundary_matches_hockey_stick_integral():
+    """As below at rate 10 + 1.75e-14 (delta ~ 1e-100; the B sliver ~1e-28 relative, below the double
+    spacing of ``z_s``; A and ``e^eps B`` cancel to 14 digits), 256 bits."""
+    beta = Fraction("10.0000000000000175")
+    ref = mp_hockey_stick_r3_scaled(Fraction(1, 2), beta, 10, dps=50)
+    assert mp.mpf("1e-101") < ref < mp.mpf("1e-99")
+    with working_precision(256):
+        enc = sgg_delta_enclosure(3, 2, Fraction(1, 2), arb(beta.numerator) / beta.denominator, 10, 1,
+                                  eta=arb(2) ** -2000, rel_eta=1e-12)
+    with mp.workdps(60):
+        lo = mp.mpf(enc.lower.lower().mid().str(45, radius=False))
+        hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
+    assert lo * (1 - mp.mpf("1e-30")) <= ref <= hi * (1 + mp.mpf("1e-30")), (lo, ref, hi)
+    assert hi - lo <= mp.mpf("1e-12") * lo * (1 + mp.mpf("1e-6"))
+
+
+@pytest.mark.slow
+def test_p_half_at_delta_1e_300_next_to_the_pure_dp_boundary_matches_hockey_stick_integral():
+    """SGG T = 3, alpha = 2, p = 1/2 at rate 10 + 4.7e-43, eps = 10 (pure DP at rate <= 10): delta ~ 1e-300
+    is carried by the cusp ``x = -mu`` of ``|x + mu|^p``: on the B side a sliver of relative width ~1e-86
+    around ``z_s`` where ``1 + w* ~ 1e-172`` (sub-double bins, factored end distances, Taylor models
+    carried by ``1 + w_e``), on the A side a transition of relative width ~1e-43 at ``z ~ 4.7e-43``, and
+    ``A`` and ``e^eps B`` cancel to 43 digits.  Reference: the scaled hockey-stick integral at 70 digits (A and e^eps B cancel to 43)."""
+    beta = Fraction("10.00000000000000000000000000000000000000000047")
+    ref = mp_hockey_stick_r3_scaled(Fraction(1, 2), beta, 10, dps=70)
+    assert mp.mpf("9e-301") < ref < mp.mpf("1.1e-300")
+    with working_precision(512):
+        enc = sgg_delta_enclosure(3, 2, Fraction(1, 2), arb(beta.numerator) / beta.denominator, 10, 1,
+                                  eta=arb(2) ** -2000, rel_eta=1e-10)
+    with mp.workdps(60):
+        lo = mp.mpf(enc.lower.lower().mid().str(45, radius=False))
+        hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
+    assert lo * (1 - mp.mpf("1e-30")) <= ref <= hi * (1 + mp.mpf("1e-30")), (lo, ref, hi)
+    assert hi - lo <= mp.mpf("1e-10") * lo * (1 + mp.mpf("1e-6"))
+
+
+def test_p_half_scaled_reference_agrees_with_the_leading_term_at_eps_1():
+    """The reference itself: at rate 1 + a (eps = 1, s = 1) the region is ``|x| < a^2`` to leading order and
+    ``delta = f(0) int (a - |x|^(1/2)) dx = a^7 / 5040 (1 + O(a))`` (``f(0) = 1 / (8 pi Gamma(6))``)."""
+    a = Fraction(14, 10**15)
+    ref = mp_hockey_stick_r3_scaled(Fraction(1, 2), 1 + a, 1, dps=40)
+    lead = mp.mpf(a.numerator) ** 7 / mp.mpf(a.denominator) ** 7 / 5040
+    assert abs(ref / lead - 1) < 1e-12

@@ -825,8 +825,14 @@ class SGGRadialProblem:
         taylor = None
         if min(gl[1], gl[2], gu[1], gu[2]) > 0.0:
             taylor = self._taylor_bin(zl, zu, y, minus, order, gl, gu)
-            # accept without the monotone comparison only when negligible against the bin's mass
-            if taylor is not None and taylor.rad() < arb("1e-30") * self._mass(zl, zu):
+            # accept without the monotone comparison only when negligible against the bin's mass *and*
+            # against the model's own value: where G = F_W(w*) is itself tiny (1 + w* ~ 1e-9 at
+            # T = 10, eps = 50, G ~ 1e-40 of the mass) a remainder of 1e-31 of the mass can be 1e9 times
+            # the value, far worse than the first-order enclosure (sgg T=10 alpha=4 p=3/2 at
+            # (50, 1e-300): the children touching z_s got such models and the total width grew when
+            # they were split, until the stall test ended the pass on every rung)
+            if (taylor is not None and taylor.rad() < arb("1e-30") * self._mass(zl, zu)
+                    and taylor.rad() < arb("1e-6") * abs(taylor.mid())):
                 return taylor, "taylor"
         # monotone (first-order) enclosure
         wl, wu = self.w_bracket(zball, y, min(gl, gu), max(gl, gu))
@@ -889,10 +895,21 @@ class SGGRadialProblem:
             return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, True)
         if y > 0 and zu <= y:
             return const(False)                   # z <= y: Phi <= z <= y, w* = -1
-        wb = self._w_explicit_on_bin(zball, y) if zl > y else None
-        return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, zl > y)
+        cap = eb = None
+        if self.p < 1:
+            # the bounded loss: end distances from factored hulls (no cancellation next to the cusp)
+            eb = self._end_distance_bounds(zl, zu, y, p_from_zero=not (zl > y))
+            if eb is not None:
+                if eb[1].upper() <= 0:
+                    return const(False)           # 1 + w_e <= 0 on the bin (z > y; w* = -1 for z <= y)
+                if eb[3].upper() <= 0 and zl > y:
+                    return const(True)            # 1 - w_e <= 0: w* = +1
+                cap = self._end_cap(eb, minus)
+        wb = self._w_explicit_on_bin(zball, y, zl, zu) if zl > y else None
+        return self._bin_explicit_tail(zl, zu, zball, y, minus, order, mass, wb, const, zl > y, g_cap=cap,
+                                       ends=eb if (self.p < 1 and zl > y) else None)
 
-    def _w_explicit_on_bin(self, zball: arb, y: arb) -> arb:
+    def _w_explicit_on_bin(self, zball: arb, y: arb, zl: arb | None = None, zu: arb | None = None) -> arb:
         """``w_e(z)`` for all ``z`` in ``zball`` (``z > y``), by a second-order Taylor form.
 
         ``w_e(z_m + t) = w_e(z_m) + w_e'(z_m) t + w_e''(xi)/2 t^2`` with ``xi`` in the ball (Lagrange
@@ -905,6 +922,16 @@ class SGGRadialProblem:
         direct = self.w_explicit(zball, y)
         if zball.rad() == 0:
             return direct
+        if self.p < 1 and zl is not None:
+            # from the exact edges (the union ball's bounds overshoot them by its 30-bit radius: at a
+            # sub-double bin next to the cusp sliver that put the far end inside the sliver)
+            eb = self._end_distance_bounds(zl, zu, y)
+            hull = None if eb is None else _union(eb[0] - 1, eb[1] - 1)
+            if hull is not None:
+                try:
+                    direct = direct.intersection(hull) if _finite(direct) else hull
+                except ValueError:
+                    direct = hull
         zm, h = zball.mid(), zball.rad()
         old_cap = ctx.cap
         ctx.cap = 3
@@ -925,7 +952,91 @@ class SGGRadialProblem:
         except ValueError:
             return form
 
-    def _bin_explicit_tail(self, zl, zu, zball, y, minus, order, mass, wb, const, above_y):
+    def _end_distance_bounds(self, zl: arb, zu: arb, y: arb, p_from_zero: bool = False):
+        """Bounds of the end distances ``v = 1 + w_e`` and ``u = 1 - w_e`` over ``[zl, zu]`` (``zl >= y``,
+        ``zl > 0``): ``(v_lo, v_hi, u_lo, u_hi)``, arb values whose ``lower()`` (``_lo``) / ``upper()``
+        (``_hi``) are the bounds; ``None`` if ``zl >= y`` is not certified (unless ``p_from_zero``: then the
+        bounds hold for the ``z > y`` of the bin, with ``(z - y)^(2/p)`` in ``[0, P(zu)]``; the caller has
+        ``w* = -1`` for ``z <= y``).
+
+        ``v = (P - Q) / D``, ``u = (Q' - P) / D`` with ``P = (z - y)^(2/p)`` (increasing), ``Q = (r - s)^2``
+        (monotone on each side of ``z_s = s^p``, 0 there), ``Q' = (r + s)^2`` and ``D = 2 s r`` (increasing),
+        ``r = z^(1/p)``: each factor is enclosed by its exact hull over the bin from its values at the two
+        ends (interval arithmetic: guaranteed), so there is no dependency between ``z^(2/p)``, ``s^2`` and
+        ``2 s z^(1/p)``, which cancel to ``-(r - s)^2`` (the direct ball form of ``w_e`` on ``[1, 1 + 9e-16]``
+        at T = 3, p = 1/2, eps = 1 next to the pure-DP boundary was ``-1 +- 1.8e-15`` where ``v <= -7e-28``).
+        The bounds are kept as separate balls: a ball spanning ``[v_lo, v_hi]`` overshoots ``v_hi`` by its
+        30-bit radius, and next to the cusp sliver ``|v_lo| >> |v_hi|``.  Used for ``p < 1`` (the bounded
+        loss)."""
+        if not (zl > 0) or not (zu >= zl) or not (zu > y):
+            return None
+        if not p_from_zero and not (zl >= y):
+            return None
+        two_p, inv_p = 2 / self.p, 1 / self.p
+        d_lo = zl - y
+        p_lo = arb(0) if (p_from_zero or not (d_lo > 0)) else d_lo ** two_p
+        p_hi = (zu - y) ** two_p
+        r_lo, r_hi = zl ** inv_p, zu ** inv_p
+        q_l, q_u = (r_lo - self.s) ** 2, (r_hi - self.s) ** 2
+        if r_hi <= self.s:
+            q_min, q_max = q_u, q_l
+        elif r_lo >= self.s:
+            q_min, q_max = q_l, q_u
+        else:
+            q_min, q_max = arb(0), _union(q_l, q_u)
+        d_lo_, d_hi_ = 2 * self.s * r_lo, 2 * self.s * r_hi
+
+        def quot(num):      # num / D for every D in [d_lo_, d_hi_] (both ends: the sign of num may be unknown)
+            return _union(num / d_lo_, num / d_hi_)
+
+        v_lo = quot(p_lo - arb(q_max.upper()))
+        v_hi = quot(p_hi - arb(q_min.lower()))
+        qp_lo, qp_hi = (r_lo + self.s) ** 2, (r_hi + self.s) ** 2
+        u_lo = quot(qp_lo - arb(p_hi.upper()))
+        u_hi = quot(qp_hi - arb(p_lo.lower()))
+        if not all(_finite(x) for x in (v_lo, v_hi, u_lo, u_hi)):
+            return None
+        if not p_from_zero and zu > zl:
+            # where v (or u) is certified monotone on the bin (the sign of its derivative on the whole ball,
+            # a length-2 series), its exact range is the hull of the two end values: the hulls above
+            # decorrelate P and Q, which grow together (next to the ends of the cusp sliver the bin beyond
+            # a root was not certified w* = -1 until it was ~1e-10 wide)
+            old_cap = ctx.cap
+            ctx.cap = 2
+            try:
+                zsb = arb_series([_union(zl, zu), 1])
+                for idx, minus in ((0, False), (2, True)):
+                    c = self._end_distance_series(zsb, y, minus).coeffs()
+                    if len(c) < 2 or not _finite(c[1]) or not (c[1] > 0 or c[1] < 0):
+                        continue
+                    el, eu = self._end_distance_series(zl, y, minus), self._end_distance_series(zu, y, minus)
+                    lo_e, hi_e = (el, eu) if c[1] > 0 else (eu, el)
+                    if idx == 0:
+                        v_lo = lo_e if lo_e.lower() > v_lo.lower() else v_lo
+                        v_hi = hi_e if hi_e.upper() < v_hi.upper() else v_hi
+                    else:
+                        u_lo = lo_e if lo_e.lower() > u_lo.lower() else u_lo
+                        u_hi = hi_e if hi_e.upper() < u_hi.upper() else u_hi
+            except (ValueError, ZeroDivisionError):
+                pass
+            finally:
+                ctx.cap = old_cap
+        return v_lo, v_hi, u_lo, u_hi
+
+    def _end_cap(self, bounds, minus: bool):
+        """Upper bound of ``G`` on the bin from :meth:`_end_distance_bounds`: ``G = F_W(w*) <= F_W(-1 +
+        max(v_hi, 0)) = I_{max(v_hi,0)/2}(a, a)`` (B side) and ``G = F_W(-w*) <= I_{max(u_hi,0)/2}(a, a)``
+        (A side), formed from the end distance itself (``-1 + v`` as a ball loses ``v`` below the ulp)."""
+        dist = bounds[3] if minus else bounds[1]
+        top = dist.upper()
+        if not (top < 2):
+            return None
+        if not (top > 0):
+            return arb(0)
+        return (arb(top) / 2).beta_lower(self.a_w, self.a_w, regularized=1)
+
+    def _bin_explicit_tail(self, zl, zu, zball, y, minus, order, mass, wb, const, above_y, g_cap=None,
+                           ends=None):
         if wb is not None and _finite(wb):
             if wb <= -1:
                 return const(False)
@@ -934,6 +1045,14 @@ class SGGRadialProblem:
         taylor = None
         if wb is not None and _finite(wb) and wb > -1 and wb < 1:
             taylor = self._taylor_bin_explicit(zl, zu, zball, y, minus, order, wb)
+        if ends is not None and above_y:
+            # p < 1: G small next to the end w* hugs (B: w* ~ -1 in the cusp sliver; A: w* ~ +1): a Taylor
+            # model carried by the end distance itself (the w-form has lost it below the ulp of w)
+            d_lo, d_hi = (ends[2], ends[3]) if minus else (ends[0], ends[1])
+            if d_lo.lower() > 0 and d_hi.upper() < 1:
+                cusp = self._taylor_bin_cusp(zl, zu, y, minus, order, d_lo, d_hi)
+                if cusp is not None and (taylor is None or cusp.rad() < taylor.rad()):
+                    taylor = cusp
         # monotone enclosure: w* in [max(-1, lo w_e), min(1, hi w_e)] (w* = -1 where z <= y)
         if wb is not None and _finite(wb):
             wl = arb(-1) if (wb.lower() < -1 or not above_y) else wb.lower()
@@ -949,9 +1068,18 @@ class SGGRadialProblem:
                 top = (zu - y) ** (2 / self.p) if zu > y else arb(0)
                 num = arb(0).union(top) - zr ** (2 / self.p) - self.s * self.s
                 wu_b = num / (2 * self.s * zr ** (1 / self.p))
+                if self.p < 1:
+                    # on (y, zu]: P = (z - y)^(2/p) in [0, P(zu)]; Q, D hulls over [max(zl, y_lo), zu]
+                    z_lo = arb(y.lower()) if y.lower() > zl else zl
+                    eb = self._end_distance_bounds(z_lo, zu, y, p_from_zero=True)
+                    if eb is not None and (not _finite(wu_b) or (eb[1].upper() - 1) < wu_b.upper()):
+                        wu_b = arb(eb[1].upper()) - 1
                 if _finite(wu_b) and wu_b.upper() < 1:
                     wu = arb(-1) if wu_b.upper() < -1 else wu_b.upper()
         g = self._g_hull(wl, wu, minus)
+        if g_cap is not None and _finite(g_cap) and g_cap.upper() < g.upper():
+            # G in [0, cap] (p < 1: :meth:`_end_cap`); G >= 0 always
+            g = arb(0).union(arb(g_cap.upper())) if not (g.lower() > 0) else _union(arb(g.lower()), arb(g_cap.upper()))
         mono = mass * g
         if wb is not None and _finite(wb) and wb.lower() < -1 < wb.upper() and above_y:
             cut = self._explicit_end_cut(zl, zu, zball, y, minus, mass)
@@ -1027,6 +1155,68 @@ class SGGRadialProblem:
         if minus:
             return mass - arb(0).union(bound)
         return arb(0).union(bound)
+
+    def _end_distance_series(self, zs, y: arb, minus: bool):
+        """``v = 1 + w_e = (P - (r - s)^2) / (2 s r)`` (``minus`` False) or ``u = 1 - w_e = ((r + s)^2 - P) /
+        (2 s r)`` on an arb series (or ball) ``zs``, ``P = (z - y)^(2/p)``, ``r = z^(1/p)``: the factored forms
+        (no cancellation of ``z^(2/p)``, ``s^2`` and ``2 s r``).  Requires ``z > y``."""
+        two_p, inv_p, s = 2 / self.p, 1 / self.p, self.s
+        big_p = ((zs - y).log() * two_p).exp()
+        r = (zs.log() * inv_p).exp()
+        if minus:
+            num = (r + s) * (r + s) - big_p
+        else:
+            rs = r - s
+            num = big_p - rs * rs
+        return num / (2 * s * r)
+
+    def _taylor_bin_cusp(self, zl, zu, y, minus, n, d_lo, d_hi):
+        """Taylor model of ``int f_Z G`` on a bin where ``G = I_{d/2}(a, a)`` with the end distance ``d``
+        (B side: ``d = v = 1 + w_e``, ``G = F_W(-1 + v)``; A side: ``d = u = 1 - w_e``, ``G = F_W(-w*) =
+        F_W(-1 + u)``), certified ``0 < d_lo <= d <= d_hi < 1`` on the whole bin (so ``w*`` is not clamped
+        there).  ``v = (P - (r - s)^2) / (2 s r)``, ``u = ((r + s)^2 - P) / (2 s r)``, ``P = (z - y)^(2/p)``,
+        as series: in the cusp sliver of p < 1 ``v ~ (z_s/eps - 1)^4`` (1e-172 at delta = 1e-300) is far
+        below the ulp of ``w ~ -1``, so the w-form (:meth:`_taylor_bin_explicit`) had no digit of ``G``.
+        ``F_W(-1 + d)`` is the series of ``c_w (d (2 - d))^((T-3)/2) d'`` integrated, its constant term
+        ``I_{d/2}`` directly; the remainder comes from the same series on the whole bin with the constant
+        term of ``d`` replaced by its certified hull ``[d_lo, d_hi]`` (Lagrange remainder, as in
+        :meth:`_taylor_bin_explicit`).  ``None`` where a series meets a non-positive ball."""
+        half, zm = _exact_half_and_centre(zl, zu)
+        if half.rad() != 0 or zm.rad() != 0:
+            return None
+        zball = _union(zl, zu)
+        two_p, inv_p, s = 2 / self.p, 1 / self.p, self.s
+
+        def dist_series(zs):
+            return self._end_distance_series(zs, y, minus)
+
+        def g_series(ds, d0):
+            dens = arb_series([self.c_w])
+            if self.e_w != 0:
+                dens = self.c_w * (self.e_w * (ds.log() + (2 - ds).log())).exp()
+            c = (dens * ds.derivative()).integral().coeffs() or [arb(0)]
+            c[0] = (d0 / 2).beta_lower(self.a_w, self.a_w, regularized=1)
+            return arb_series(c)
+
+        old_cap = ctx.cap
+        ctx.cap = n + 1
+        try:
+            zs = arb_series([zm, 1])
+            ds = dist_series(zs)
+            d0 = ds.coeffs()[0]
+            if not (d0 > 0 and d0 < 1):
+                return None
+            h_mid = (self._density_series(zs) * g_series(ds, d0)).coeffs()
+            zsb = arb_series([zball, 1])
+            c = dist_series(zsb).coeffs()
+            c[0] = _union(arb(d_lo.lower()), arb(d_hi.upper()))
+            dsb = arb_series(c)
+            h_b = (self._density_series(zsb) * g_series(dsb, c[0])).coeffs()
+        except (ValueError, ZeroDivisionError):
+            return None
+        finally:
+            ctx.cap = old_cap
+        return _integrate_taylor(h_mid, h_b, half, n)
 
     def _taylor_t3_segment(self, zl, zu, y, n: int = DEFAULT_ORDER):
         """``int_zl^zu f_Z(z) (1 + w_e(z))/2 dz`` by a Taylor model (T = 3: ``F_W(w) = (1 + w)/2``, no
@@ -1535,11 +1725,14 @@ def _split_point(zl: arb, zu: arb, bps: list[arb]) -> arb:
     for b in bps:
         if zl < b < zu and (b - zl) > tol * zu and (zu - b) > tol * zu:
             return b
+    near_end = None      # the nearest breakpoint within the tolerance decides (as in the float rule)
     for b in bps:
-        if abs(zl - b) <= tol * b:
-            return _round_edge(zl + (zu - zl) / 16)
-        if abs(zu - b) <= tol * b:
-            return _round_edge(zu - (zu - zl) / 16)
+        dl, du = abs(zl - b), abs(zu - b)
+        for d, left in ((dl, True), (du, False)):
+            if d <= tol * b and d <= (zu - zl) / 16 and (near_end is None or d < near_end[0]):
+                near_end = (d, left)
+    if near_end is not None:
+        return _round_edge(zl + (zu - zl) / 16) if near_end[1] else _round_edge(zu - (zu - zl) / 16)
     if zl > 0 and zu > 2 * zl:
         return _round_edge((zl * zu).sqrt())
     if zl == 0:
@@ -1552,12 +1745,22 @@ def _split_point_float(zl: float, zu: float, bps: list[float]) -> float:
     for b in bps:
         if zl < b < zu and (b - zl) > 1e-13 * zu and (zu - b) > 1e-13 * zu:
             return b
+    # grade towards the end a breakpoint sits at (the nearer one: a bin narrower than the tolerance has
+    # both ends within it, e.g. next to the pure-DP boundary of p < 1); of several breakpoints within the
+    # tolerance the nearest decides (the cusp sliver of p < 1 is narrower than the tolerance: grading
+    # towards the first one listed shaved 1/16 off the wrong end of the bin at the other)
+    near_end = None
     for b in bps:
-        # grade towards the end the breakpoint sits at (the nearer one: a bin narrower than the
-        # tolerance has both ends within it, e.g. next to the pure-DP boundary of p < 1)
         dl, du = abs(zl - b), abs(zu - b)
-        if min(dl, du) <= 1e-13 * max(abs(b), 1e-300):
-            return zl + (zu - zl) / 16.0 if dl <= du else zu - (zu - zl) / 16.0
+        d = min(dl, du)
+        # (at the end on the bin's own scale too: a bin at a distance of more than 1/16 of its width is graded
+        # geometrically below; inside the cusp sliver of p < 1, narrower than the tolerance, shaving 1/16
+        # per split off a bin ~10 widths from the root converged only to first order)
+        if (d <= 1e-13 * max(abs(b), 1e-300) and d <= (zu - zl) / 16.0
+                and (near_end is None or d < near_end[0])):
+            near_end = (d, dl <= du)
+    if near_end is not None:
+        return zl + (zu - zl) / 16.0 if near_end[1] else zu - (zu - zl) / 16.0
     # geometric towards the nearest breakpoint outside the bin: the Taylor models converge like
     # (half-width / distance to the non-analytic point)^n, so bins are graded by their distance to it
     # (T = 2 at large eps: the layer of w* > -1 around r = s is bounded by two square-root points)
@@ -1634,6 +1837,8 @@ def sgg_delta_enclosure(
                                notes=["pure DP: alpha = T-1, p <= 1, loss <= beta s^p <= eps"])
 
     z_s = prob.s ** prob.p
+    if rel_eta is not None and prob.c1_is_zero and prob.p < 1 and prob.eps > 0:
+        _cusp_precision_check(prob, z_s, rel_eta)
     if not (z_s > Z_SCALE_MIN):
         raise RadialRangeError(
             f"radial engine: the privacy loss lives at z = beta s^p ~ {z_s.mid().str(3, radius=False)}, "
@@ -1670,6 +1875,10 @@ def sgg_delta_enclosure(
               + ([arb(float(prob.eps.mid()))] if prob.c1_is_zero and not (prob._p_is_one() or prob._p_is_two())
                  else [])):
         bp_set[_edge_key(b)] = b
+    if prob.c1_is_zero and prob.p < 1:
+        for b in _cusp_breakpoints(prob):
+            if z_first < b < z_max:
+                bp_set[_edge_key(b)] = b
     bps = sorted(bp_set.values())
     edge_set = {_edge_key(e): e for e in _initial_edges(k, z_first, z_max, z_s)}
     for b in bps:
@@ -1808,14 +2017,128 @@ def sgg_delta_enclosure(
             raise err
 
 
+def _bisect_sign_change(f, a: arb, b: arb, steps: int) -> arb | None:
+    """A point between the exact points ``a < b`` where the Arb function ``f`` changes sign (``f(a) < 0 <
+    f(b)`` or the reverse, certified), by bisection on exact midpoints; ``None`` if the ends do not differ
+    in sign.  A *guess* of the root (used as a bin edge only): the last midpoint whose sign was decided."""
+    fa, fb = f(a), f(b)
+    if not ((fa < 0 and fb > 0) or (fa > 0 and fb < 0)):
+        return None
+    neg_at_a = fa < 0
+    for _ in range(steps):
+        m = ((a + b) / 2).mid()
+        if not (a < m < b):
+            break
+        fm = f(m)
+        if fm < 0:
+            a, b = (m, b) if neg_at_a else (a, m)
+        elif fm > 0:
+            a, b = (a, m) if neg_at_a else (m, b)
+        else:
+            return m
+    return ((a + b) / 2).mid()
+
+
+def _cusp_breakpoints(prob: SGGRadialProblem) -> list[arb]:
+    """The ends of the sets where the bounded loss (``c1 = 0``, ``p < 1``, not pure DP: ``z_s = s^p > eps``)
+    exceeds ``eps`` (B side) or falls below ``-eps`` (A side), located in Arb on factored forms (bin edges
+    only: nothing is decided by them).
+
+    * B: ``1 + w_e(z, eps) = ((z - eps)^(2/p) - (r - s)^2) / (2 s r)``, ``r = z^(1/p)``, is ``> 0`` at
+      ``z_s`` and vanishes on both sides of it: a sliver of relative width ~``(z_s/eps - 1)^(1/p)`` around
+      the cusp (2e-28 at T = 3, p = 1/2, eps = 1, delta = 1e-100);
+    * A: ``1 + w_e(z, -eps) = ((z + eps)^(2/p) - (s - r)^2) / (2 s r)`` and ``1 - w_e = ((s + r)^2 -
+      (z + eps)^(2/p)) / (2 s r)`` change sign close together at ``z ~ z_s - eps`` (a transition of
+      relative width ~``r / s``).
+
+    The float breakpoint scan cannot see either (``1 + w_e ~ (z_s/eps - 1)^4`` is below the double
+    precision); bisection on the sign of ``(z -+ eps)^(1/p) - |s -+ r|`` (same sign as the factored form)
+    at the working precision locates them to ~2^-prec."""
+    eps, s, ip = prob.eps, prob.s, 1 / prob.p
+    z_s = s ** prob.p
+    if not (z_s > eps) or not (eps > 0):
+        return []
+    steps = ctx.prec + 64
+    out: list[arb] = []
+
+    def f_b(z):
+        return (z - eps) ** ip - abs(z ** ip - s)
+
+    zc = z_s.mid()
+    if f_b(zc) > 0:
+        scale = ((z_s - eps) ** ip * prob.p * z_s / s).mid()
+        for sign in (-1, 1):
+            d = scale
+            for _ in range(60):
+                far = (zc + sign * d).mid()
+                if far > eps and f_b(far) < 0:
+                    lo, hi = (far, zc) if sign < 0 else (zc, far)
+                    root = _bisect_sign_change(f_b, lo, hi, steps)
+                    if root is not None:
+                        out.append(root)
+                    break
+                d = 4 * d
+                if not (zc - d > eps):
+                    break
+
+    def f_am(z):
+        return (z + eps) ** ip - (s - z ** ip)
+
+    def f_ap(z):
+        return (s + z ** ip) - (z + eps) ** ip
+
+    for f in (f_am, f_ap):
+        b = ((z_s - eps) / 4).mid()
+        a = (b / 2 ** 20).mid()
+        if not (b > 0) or not (f(a) * f(b) < 0):
+            b2 = b
+            for _ in range(60):
+                b2 = (4 * b2).mid()
+                if f(a) * f(b2) < 0:
+                    break
+            b = b2
+        root = _bisect_sign_change(f, a, b, steps)
+        if root is not None and root > 0:
+            out.append(root)
+    return out
+
+
+def _cusp_precision_check(prob: SGGRadialProblem, z_s: arb, rel_eta: float) -> None:
+    """Raise :class:`RadialPrecisionError` at once when the working precision clearly cannot reach the
+    relative width next to the pure-DP boundary of the bounded loss (``c1 = 0``, ``p < 1``).
+
+    With ``a = z_s / eps - 1`` small, the B side lives in the cusp sliver where ``1 + w* = v ~ a^(2/p)`` is
+    formed from ``(r - s)^2`` with ``r - s ~ a^(1/p)`` known to ``2^-prec``: ``v`` to relative
+    ``2^-prec / a^(1/p)``; and ``A``, ``e^eps B`` cancel to relative ``a``.  So ``2^-prec`` must be below
+    ``rel a^(1 + 1/p)``; where it is 16 times above, the pass would only spend its bin budget (T = 10, p = 3/4
+    at ``a = 6e-7``: 1.5-2.8 s per failing 64-bit pass).  A shortcut, never a decision: raising only makes
+    the caller move to the next rung of its precision ladder."""
+    a = z_s / prob.eps - 1
+    if not (a > 0):
+        return
+    la = float(a.log().mid())
+    if not math.isfinite(la) or la > -3.0:
+        return
+    need = math.log(rel_eta) + (1.0 + 1.0 / prob.f_p) * la        # ln(rel a^(1 + 1/p))
+    if (4 - ctx.prec) * math.log(2.0) > need:
+        raise RadialPrecisionError(
+            f"the cusp of the bounded loss needs more than {ctx.prec} bits (beta s^p / eps - 1 = "
+            f"{math.exp(la):.3g}, relative width {rel_eta:.3g})")
+
+
 def _sub_double_split(prob: SGGRadialProblem, zl: arb, zu: arb):
     """The exact midpoint of a bin the float rules cannot split (narrower than the double spacing), only
     inside the layer around ``z_s`` of a log-singular loss (``c1 < 0``, where the guesses form ``(r - s)/r``
     in Arb, :meth:`SGGRadialProblem._layer_distance`) and while the bin is wider than ``2^(16 - prec)``
     relative (finer bins are noise at this precision).  ``None`` elsewhere (as before: not split).  The
     ends of the layer (where ``w*`` reaches -1) are located by float breakpoints only to ~1e-16 of ``z_s``;
-    the bin holding one is first order, and halving it is what shrinks its width."""
-    if prob._layer_distance(zl) is None or prob._layer_distance(zu) is None:
+    the bin holding one is first order, and halving it is what shrinks its width.  Also for the bounded
+    loss (``c1 = 0``, ``p < 1``) anywhere: next to the pure-DP boundary the set where the loss exceeds eps
+    is a sliver around the cusp ``z_s`` (relative width ~``(beta s^p / eps - 1)^2``, 2e-28 at delta = 1e-100,
+    T = 3, p = 1/2, eps = 1) and a transition of relative width ``beta s^p / eps - 1`` on the A side,
+    below the double spacing."""
+    bounded_cusp = prob.c1_is_zero and prob.p < 1
+    if not bounded_cusp and (prob._layer_distance(zl) is None or prob._layer_distance(zu) is None):
         return None
     if not ((zu - zl) > arb(2) ** (16 - ctx.prec) * zu):
         return None
@@ -1832,7 +2155,9 @@ def _exact_half_and_centre(zl: arb, zu: arb) -> tuple[arb, arb]:
     bits = 2200
     if zl > 0:
         (ml, el), (mu, eu) = _edge_key(zl), _edge_key(zu)
-        bits = max(bits, (eu + int(mu).bit_length()) - el + 64)
+        # from the top bit of zu to the lowest bit of either (sub-double edges next to the cusp of p < 1
+        # have long mantissas on either side; the lowest bit of zl alone left zu's rounded at 4096 bits)
+        bits = max(bits, (eu + int(mu).bit_length()) - min(el, eu) + 64)
     ctx.prec = max(old_prec, bits)
     try:
         return (zu - zl) / 2, (zl + zu) / 2

@@ -47,8 +47,7 @@ DOMAINS: dict[str, Domain] = {
     "ggm": Domain(_E(100), _E(1, 10**2000), note="root of the privacy-loss equation, incomplete gamma"),
     # radial engine (SGG family): adaptive binning; cost grows fast with eps, 1/delta and T
     "sgg": Domain(_E(50), _E(1, 10**300), dimension_max=10**4,
-                  note="radial engine (seed 003 Lemma 4.1); lower epsilon cap for T-3 < alpha < T-1 (singular_epsilon_max); "
-                       "delta >= 1e-30 for alpha = T-1, p < 1",
+                  note="radial engine (seed 003 Lemma 4.1); lower epsilon cap for T-3 < alpha < T-1 (singular_epsilon_max)",
                   bounds=(("power", _E(1, 10), _E(100)),)),
     "l2-laplace": Domain(_E(50), _E(1, 10**300), dimension_max=10**4,
                          note="radial engine, closed-form threshold (docs/coverage.md: every cell <= ~10 s)"),
@@ -132,11 +131,13 @@ SINGULAR_EPSILON_PER_C1 = Fraction(20)
 
 
 #: alpha = T - 1 with p < 1: the loss is bounded by beta s^p (pure DP above it) and a tiny delta is the mass
-#: of a neighbourhood of x = -mu (r = s, w = -1, the cusp of |x + mu|^p).  Measured (T = 3, p = 1/2, eps = 1):
-#: certified at delta = 1e-30; at 1e-100 the engine's width stalls at ~2e-28 (absolute) on bins ~1e-9 wide
-#: (relative) around z = z_s, on every rung (cause not analysed further; docs/sgg.md "Tiny delta").  The
-#: documented domain keeps delta >= 1e-30 there.
-BOUNDED_LOSS_DELTA_MIN = Fraction(1, 10**30)
+#: of a neighbourhood of x = -mu (r = s, w = -1, the cusp of |x + mu|^p).  Until issue 17's `zs` round the
+#: engine stalled there below delta = 1e-30 (a sliver around z_s below the double spacing); with the
+#: factored end distances, Arb breakpoints and end-distance Taylor models (docs/sgg.md items 16-20) the
+#: coverage cells T = 2, 3, 10 with p = 1/2 at eps 0.01 ... 50, delta 1e-30, 1e-100, 1e-300 are certified in
+#: <= 18 s (loaded machine), T = 2, 3 with p = 1/4 and T = 3, 10 with p = 3/4 at eps 1, 50 in <= 11 s
+#: (docs/coverage.md), so the floor is the SGG one.  Not measured: p < 1/4.
+BOUNDED_LOSS_DELTA_MIN = Fraction(1, 10**300)
 
 
 def _bounded_loss_shape(dimension: object, alpha: object, power: object) -> bool:

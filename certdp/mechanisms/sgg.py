@@ -39,6 +39,7 @@ from flint import arb, ctx
 
 from certdp.engines.closed_form import gaussian_profile
 from certdp.engines.radial import RadialPrecisionError, RadialRangeError, sgg_delta_enclosure
+from certdp.numbers.deadline import ResourceExhausted
 from certdp.mechanisms.base import Mechanism, register
 from certdp.numbers import (
     Enclosure,
@@ -231,7 +232,9 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
     Below :data:`QUADRATURE_DELTA_FLOOR` the quadrature cannot resolve delta (it returned roots with
     a true delta 1e270 times the target at delta = 1e-300), so the root at the floor is extrapolated
     in log-log: for ``alpha < T - 1`` with exponent ``k = (alpha+1)/p`` (as ``beta -> 0`` the loss
-    depends on ``r / s`` only and delta is the Gamma mass of ``r = O(s)``, ``~ C (beta s^p)^k``),
+    depends on ``r / s`` only and delta is the Gamma mass of ``r = O(s)``, ``~ C (beta s^p)^k``; the
+    prefactor ``C`` is taken from one coarse engine evaluation, :func:`_engine_refined_rate`, where the
+    floor's root is not yet in that regime),
     for ``alpha = T - 1, p > 1`` as ``-ln delta ~ C beta^(-1/(p-1))`` (see the code), for
     ``alpha = T - 1, p <= 1`` with the local slope between the roots at 1e4 and 1 times the floor.
     Only the bracket's starting point: every answer is certified afterwards.
@@ -243,6 +246,12 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
             return None
         if alpha < dimension - 1:
             slope = (alpha + 1.0) / power
+            lb = math.log(b0) + (log_delta - floor) / slope
+            if b0 * sensitivity ** power < 1e-3:
+                # the root at the floor is already in the small-noise regime (R1SMG: z_s ~ 1e-20 there):
+                # the power law holds to O(z_s), an engine evaluation would only cost time
+                return _rate_of_log(lb)
+            return _engine_refined_rate(dimension, alpha, power, epsilon, log_delta, sensitivity, lb, slope)
         elif power > 1.0:
             # alpha = T - 1, p > 1: the loss beta (r^p - |r e_1 + mu|^p) exceeds eps only where
             # beta p s r^(p-1) >~ eps, i.e. Z = beta r^p >~ C beta^(-1/(p-1)): -ln delta ~ C beta^(-1/(p-1))
@@ -270,6 +279,42 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
         lb = math.log(b0) + (log_delta - floor) / slope
         return _rate_of_log(lb)
     return _quadrature_rate_root(dimension, alpha, power, epsilon, log_delta, sensitivity, panels, nodes)
+
+
+def _engine_refined_rate(dimension: int, alpha: float, power: float, epsilon: float, log_delta: float,
+                         sensitivity: float, lb: float, slope: float):
+    """The small-noise extrapolation ``ln beta = lb`` corrected by one coarse engine evaluation (a guess).
+
+    For ``alpha < T - 1`` the extrapolation from the root at :data:`QUADRATURE_DELTA_FLOOR` keeps the
+    exact exponent ``k`` of ``delta ~ C (beta s^p)^k`` but not ``C``: the root at the floor is far from
+    the small-noise regime at large eps (sgg T=10 alpha=4 p=3/2 at (50, 1e-300): beta ~ 16 at delta =
+    1e-12, and the candidate was 123x below the root, 7 doublings of the walk).  One radial-engine
+    evaluation at 64 bits with a coarse relative width (1e-3, at most 3000 bins) at the extrapolated
+    rate gives ``delta_1``; ``ln beta = lb + (ln delta - ln delta_1) / k`` is then exact up to the
+    corrections to the power law, which vanish as ``beta -> 0``.  Only the bracket's starting point:
+    the evaluation's enclosure decides nothing (any failure returns the uncorrected guess).  Only called
+    where the floor's root is outside that regime (``beta s^p >= 1e-3`` there).
+    """
+    guess = _rate_of_log(lb)
+    try:
+        with working_precision(64):
+            enc = sgg_delta_enclosure(dimension, Fraction(alpha), Fraction(power), arb(repr(lb)).exp(),
+                                      Fraction(epsilon), Fraction(sensitivity), eta=arb(2) ** -4096,
+                                      rel_eta=1e-3, log_delta_hint=log_delta, max_bins=3000)
+            if not (enc.lower > 0 and _finite_arb(enc.upper)):
+                return guess
+            ld1 = float(((enc.lower + enc.upper) / 2).log().mid())
+    except ResourceExhausted:
+        raise       # the caller's budget ran out: not a failure of the guess
+    except (RadialPrecisionError, UndecidedError, ArithmeticError, ValueError):
+        return guess
+    if not math.isfinite(ld1):
+        return guess
+    return _rate_of_log(lb + (log_delta - ld1) / slope)
+
+
+def _finite_arb(x) -> bool:
+    return bool(x.is_finite())
 
 
 def _rate_of_log(lb: float):
