@@ -77,6 +77,7 @@ bin endpoints (rounded to exact points), ``z_max`` and Newton starting points.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -1609,6 +1610,53 @@ def sgg_delta_enclosure(
     Def. 4.3, with ``eta``-tightness).  For ``alpha = T - 1`` and ``p <= 1`` the loss is bounded by
     ``beta s^p``; if ``eps >= beta s^p`` (certified) the answer is the exact ``[0, 0]``.
     """
+    extra = layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, ctx.prec)
+    budget_prec = ctx.prec
+    old_prec = ctx.prec
+    ctx.prec = old_prec + extra
+    try:
+        return _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity, eta, rel_eta,
+                                       log_delta_hint, order, max_bins, progress, budget_prec)
+    finally:
+        ctx.prec = old_prec
+
+
+def layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, prec: int) -> int:
+    """Extra working bits for a log-singular loss (``c1 < 0``) whose B layer at ``r = s`` is thin (a guess,
+    never a decision: any precision gives valid balls).
+
+    In the layer ``w*(r, eps) = -1 + v`` with ``v ~ Q*/2``, where ``Q* = q/r^2`` solves
+    ``c1 ln Q + z (1 - Q^(p/2)) = eps`` (``ln Q* ~ (eps - z_s)/c1``: ``e^-100`` for ``c1 = -1/2`` at eps = 50,
+    ``z_s -> 0``).  A ball of ``w`` near -1 at ``prec`` bits resolves ``1 + w`` only to ``2^-prec``
+    absolute, i.e. ``2^-prec / v`` relative, which was the floor of every Taylor bin there (r1smg T = 2 at
+    eps = 50, z_s = 13.9: stalled at 7.6e-21 against 4e-25 at 128 bits; certified at 256).  So when
+    ``-log2 v`` exceeds half the precision, the whole engine call runs with ``-log2 Q* + 16`` more bits
+    (the width target stays the caller's).  0 otherwise (results unchanged)."""
+    try:
+        T = int(dimension)
+        c1 = (float(Fraction(alpha)) + 1.0 - T) / 2.0
+        if not c1 < 0:
+            return 0
+        pw = float(Fraction(power))
+        eps = float(to_arb(epsilon).mid())
+        lzs = float((to_arb(rate) * to_arb(sensitivity) ** to_arb(power)).log().mid())
+    except (TypeError, ValueError, OverflowError, ArithmeticError):
+        return 0
+    if not (math.isfinite(lzs) and math.isfinite(eps)):
+        return 0
+    zs = math.exp(min(lzs, 700.0))
+    if zs >= eps:
+        return 0
+    log2_q = (eps - zs) / c1 / math.log(2.0)          # log2 Q* (negative)
+    if -log2_q <= prec / 2:
+        return 0
+    return int(math.ceil(-log2_q)) + 16
+
+
+def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity, eta, rel_eta, log_delta_hint,
+                            order, max_bins, progress, budget_prec) -> RadialEnclosure:
+    """:func:`sgg_delta_enclosure` at the current working precision (``budget_prec``: the caller's, which
+    sets the bin budget)."""
     prob = SGGRadialProblem(dimension, alpha, power, rate, epsilon, sensitivity)
     eta_arb = eta if isinstance(eta, arb) else arb(eta if isinstance(eta, str) else repr(float(eta)))
     if not (eta_arb > 0):
@@ -1722,7 +1770,7 @@ def sgg_delta_enclosure(
     # the cost of a bin grows with the precision (a 2048-bit pass of 20 000 bins took 13 min, r1smg T = 2
     # at eps = 10 before the fixes of issue 17): above 256 bits the budget shrinks like 1/prec, so every
     # call of the engine stays bounded (~ a minute at 4096 bits) and a hopeless rung fails fast
-    bin_budget = max_bins if ctx.prec <= 256 else max(2000, max_bins * 256 // ctx.prec)
+    bin_budget = max_bins if budget_prec <= 256 else max(2000, max_bins * 256 // budget_prec)
     while True:
         A, B, lower, upper = assemble()
         width = upper - lower
