@@ -319,6 +319,8 @@ class SGGRadialProblem:
         # the first bin [0, z_1] decided exactly (:meth:`_bin_at_zero`); set by the engine where z_1 would
         # have been below the old floor 1e-300 (elsewhere [0, mass] as always: unchanged results)
         self.exact_zero_bin = False
+        self._z_s = None
+        self.layer_mode = False
 
     # -- explicit threshold when c1 = 0 (alpha = T - 1) -----------------------------
     def w_explicit(self, z, y: arb):
@@ -513,6 +515,73 @@ class SGGRadialProblem:
         d = (r - self.s) / r
         return float(d.mid())
 
+    # -- the thin layer around z_s (c1 < 0) in the local coordinate d = (r - s)/r ------------------
+    #: half-width (relative, in z) of the neighbourhood of ``z_s`` where the layer rules apply
+    LAYER_NEIGHBOURHOOD = 2.0 ** -20
+
+    def layer_distance_any(self, z: arb):
+        """float ``d = (r - s)/r`` at an exact edge ``z`` with ``|z / z_s - 1| < 2^-20`` (``c1 < 0``), formed in
+        Arb for *any* exponent of ``z`` (:meth:`_layer_distance` covers the doubles only: its float ratio
+        ``z / s^p`` underflows for ``z_s ~ 1e-575``, R1SMG at delta = 1e-300); ``None`` elsewhere.  In this
+        coordinate ``q / r^2 = d^2 + 2 (1 - d)(1 + w)``, so the guesses need neither ``z`` nor ``s`` as
+        doubles.  A guess only."""
+        if self.c1_is_zero or not (self.s > 0) or not (z > 0):
+            return None
+        if self._z_s is None:
+            self._z_s = self.s ** self.p
+        if not (abs(z / self._z_s - 1) < self.LAYER_NEIGHBOURHOOD):
+            return None
+        r = z ** (1 / self.p) if not self._p_is_one() else z
+        return float(((r - self.s) / r).mid())
+
+    def _layer_phi_end(self, zf: float, d: float, v: float, side: int) -> float:
+        """float ``Phi`` at ``w = -1 + v`` (side -1) / ``1 - v`` (side +1) from the local coordinate ``d``:
+        ``Q = q / r^2 = d^2 + 2 t v`` resp. ``(1 + t)^2 - 2 t v`` (``t = 1 - d``), ``Phi = c1 ln Q - z expm1(p/2
+        ln Q)``; ``zf`` is ``z`` as a double (0 where it underflows: that term is then negligible)."""
+        t = 1.0 - d
+        qr = d * d + 2.0 * t * v if side < 0 else (1.0 + t) ** 2 - 2.0 * t * v
+        if qr <= 0.0:
+            return math.inf
+        L = math.log(qr)
+        return self.f_c1 * L - zf * math.expm1(min(0.5 * self.f_p * L, 700.0))
+
+    def layer_guess(self, z: arb, d: float, y: float) -> tuple[float, float, float]:
+        """:meth:`wstar_guess` in the layer from the local coordinate ``d`` (:meth:`layer_distance_any`): the end
+        distance by bisection in ``log v`` to float relative precision (``1 + w* ~ 1e-44`` at eps = 50).  A
+        starting point only."""
+        zf = float(z.mid())
+        if self._layer_phi_end(zf, d, 0.0, 1) >= y:
+            return 1.0, 2.0, 0.0
+        if self._layer_phi_end(zf, d, 0.0, -1) <= y:
+            return -1.0, 0.0, 2.0
+        # the nearer end: Phi at w = 0 against y (Phi decreases in w)
+        side = -1 if self._layer_phi_end(zf, d, 1.0, -1) < y else 1
+        lo, hi = math.log(1e-300), 0.0
+
+        def above(lv):      # Phi >= y at v = exp(lv)
+            return self._layer_phi_end(zf, d, math.exp(lv), side) >= y
+        for _ in range(80):
+            m = 0.5 * (lo + hi)
+            if above(m) == (side < 0):
+                lo = m
+            else:
+                hi = m
+        v = math.exp(0.5 * (lo + hi))
+        return (-1.0 + v, v, 2.0 - v) if side < 0 else (1.0 - v, 2.0 - v, v)
+
+    def layer_class(self, z: arb, y: float):
+        """Breakpoint class of ``z`` (+1: ``w* = 1``, -1: ``w* = -1``, 0: interior) in the layer coordinate;
+        ``None`` outside the neighbourhood of ``z_s``."""
+        d = self.layer_distance_any(z)
+        if d is None:
+            return None
+        zf = float(z.mid())
+        if self._layer_phi_end(zf, d, 0.0, 1) >= y:
+            return 1
+        if self._layer_phi_end(zf, d, 0.0, -1) <= y:
+            return -1
+        return 0
+
     def phi_float_end(self, z: float, v: float, side: int, d_acc: float | None = None) -> float:
         """float ``Phi(r, w)`` at ``w = -1 + v`` (``side = -1``) or ``w = 1 - v`` (``side = +1``), with
         ``q / r^2 = (1 -+ t)^2 +- 2 t v``, ``t = s / r``: no cancellation where ``v`` is tiny and ``r ~ s``
@@ -570,6 +639,9 @@ class SGGRadialProblem:
         d_acc = None
         if isinstance(z, arb):
             if self.f_log_path or not _in_double_range(z):
+                d_layer = self.layer_distance_any(z)
+                if d_layer is not None:
+                    return self.layer_guess(z, d_layer, y)
                 return _as_guess(self._wstar_bisect(z, y))
             d_acc = self._layer_distance(z)
             z = float(z.mid())
@@ -1514,6 +1586,129 @@ def _breakpoints_float(prob: SGGRadialProblem, y: float, z_lo: float, z_hi: floa
     return out
 
 
+def _round_edge_bits(x: arb, bits: int) -> arb:
+    """An exact point near ``x`` with a ``bits``-bit mantissa (a bin edge finer than the doubles)."""
+    old = ctx.prec
+    ctx.prec = bits
+    try:
+        return (x.mid() * 1).mid()
+    finally:
+        ctx.prec = old
+
+
+def _layer_log2_q(prob: SGGRadialProblem) -> float:
+    """float ``log2 Q*`` at ``z_s`` (``Q* = q / r^2`` on the B side, ``c1 ln Q + z (1 - Q^(p/2)) = eps``,
+    ``ln Q* ~ (eps - z_s)/c1``); 0 where there is no thin layer (``c1 = 0`` or ``z_s >= eps``).  A guess."""
+    if prob.c1_is_zero or not (prob.s > 0):
+        return 0.0
+    lzs = float((prob.s ** prob.p).log().mid())
+    zs = math.exp(min(lzs, 700.0))
+    eps = float(prob.eps.mid())
+    if not zs < eps:
+        return 0.0
+    return (eps - zs) / prob.f_c1 / math.log(2.0)
+
+
+#: The layer rules (breakpoints and split points in Arb near ``z_s``) apply when ``Q* < 2^-80`` (layer
+#: half-width below ``2^-40`` relative, ~40 double spacings: the float grid resolves the layer ends only
+#: to one spacing) or when ``z_s`` is outside the doubles (the float scan on ``ln z`` cannot see it).
+LAYER_LOG2_Q_MAX = -80.0
+
+
+def _layer_mode(prob: SGGRadialProblem) -> bool:
+    if prob.c1_is_zero or not (prob.s > 0):
+        return False
+    z_s = prob.s ** prob.p
+    if not (_DOUBLE_LO < z_s < _DOUBLE_HI) or prob.f_log_path:
+        return _layer_log2_q(prob) < -8.0
+    return _layer_log2_q(prob) < LAYER_LOG2_Q_MAX
+
+
+def _layer_breakpoints(prob: SGGRadialProblem, y: float) -> list[arb]:
+    """The ends of the layer of class 0 (``w*`` interior) around ``z_s`` (``c1 < 0``), as exact points with
+    ``prec``-bit mantissas: the class (:meth:`SGGRadialProblem.layer_class`, local coordinate ``d`` formed
+    in Arb) is scanned outwards on ``z_s (1 +- 2^-j)``, ``j = prec - 16 ... 20``, and a change is bisected on
+    exact points to ``2^(8 - prec)`` relative.  At eps = 50 (``c1 = -1/2``) the layer is ``~e^-50``
+    (relative) wide: below the double spacing of ``z_s``, so the float grid (graded to ``2^-51``) either
+    misses it (both neighbours of class -1) or locates its ends to one spacing only, and the bins next to
+    them were graded towards the wrong point.  Only the class test uses floats: the points are guesses
+    (bin edges), never decisions."""
+    prec = ctx.prec
+    z_s = prob.s ** prob.p
+    zc = _round_edge_bits(z_s, prec)
+    c0 = prob.layer_class(zc, y)
+    if c0 != 0:
+        return []
+    out = []
+    for sign in (1, -1):
+        prev = zc
+        for j in range(prec - 16, 19, -1):
+            old = ctx.prec
+            ctx.prec = 2 * prec + 64
+            z = zc * (1 + sign * arb(2) ** -j)          # exact
+            ctx.prec = old
+            c = prob.layer_class(z, y)
+            if c is None:
+                break
+            if c != c0:
+                a, b = (prev, z) if sign > 0 else (z, prev)
+                ca = prob.layer_class(a, y)
+                for _ in range(prec + 64):
+                    if not ((b - a) > arb(2) ** (8 - prec) * b):
+                        break
+                    _, m = _exact_half_and_centre(a, b)
+                    m = _round_edge_bits(m, prec + 8)
+                    if not (a < m < b):
+                        break
+                    if prob.layer_class(m, y) == ca:
+                        a = m
+                    else:
+                        b = m
+                _, m = _exact_half_and_centre(a, b)
+                out.append(_round_edge_bits(m, prec))
+                break
+            prev = z
+    return out
+
+
+def _split_point_layer(prob: SGGRadialProblem, zl: arb, zu: arb, bps: list[arb]):
+    """Where to split a bin inside the layer neighbourhood of ``z_s`` (layer mode), in Arb with ``prec``-bit
+    edges: at a breakpoint inside; halving when a breakpoint is at an end (geometric grading with ratio 2:
+    the neighbouring bins' ``1 + w*`` then varies by a factor ~2, so their Taylor models are accepted --
+    the float rule's cut at 1/16 left a factor 16 and a breakpoint tolerance of ``1e-13`` relative, wider
+    than the whole layer at eps = 50); geometric towards the nearest breakpoint outside; else the
+    midpoint.  ``None`` if not in the neighbourhood or narrower than ``2^(16 - prec)`` relative."""
+    if prob.layer_distance_any(zl) is None or prob.layer_distance_any(zu) is None:
+        return None
+    prec = ctx.prec
+    tol = arb(2) ** (16 - prec) * zu
+    width = zu - zl
+    if not (width > tol):
+        return None
+    near_bps = [b for b in bps if abs(b - zl) < arb(2) ** -20 * zu]
+    for b in near_bps:
+        if zl + tol < b < zu - tol:
+            return b
+    m = None
+    if near_bps:
+        near = min(near_bps, key=lambda b: float(min(abs(b - zl), abs(b - zu)).mid()))
+        if near <= zl:
+            dist = zl - near
+            if dist > tol and (zu - near) > 2 * dist:
+                m = near + (dist * (zu - near)).sqrt()
+        elif near >= zu:
+            dist = near - zu
+            if dist > tol and (near - zl) > 2 * dist:
+                m = near - (dist * (near - zl)).sqrt()
+    if m is not None:
+        m = _round_edge_bits(m, prec)
+        if zl < m < zu:
+            return m
+    _, m = _exact_half_and_centre(zl, zu)
+    m = _round_edge_bits(m, prec + 8)
+    return m if zl < m < zu else None
+
+
 def _split_point(zl: arb, zu: arb, bps: list[arb]) -> arb:
     """Where to split ``[zl, zu]`` (exact edges): at a breakpoint inside, geometrically towards one at
     an end, geometrically near 0, else at the midpoint.  Inside the doubles in float arithmetic (as
@@ -1707,6 +1902,17 @@ def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity,
               + ([arb(float(prob.eps.mid()))] if prob.c1_is_zero and not (prob._p_is_one() or prob._p_is_two())
                  else [])):
         bp_set[_edge_key(b)] = b
+    prob.layer_mode = _layer_mode(prob)
+    if prob.layer_mode:
+        # the layer around z_s located in the local coordinate; the other scans' points there are dropped
+        # (float ones are one double spacing off, those on ln z are cancellation noise)
+        layer = _layer_breakpoints(prob, float(prob.eps.mid())) + _layer_breakpoints(prob, -float(prob.eps.mid()))
+        if layer:
+            near = arb(2) ** -20
+            bp_set = {key: b for key, b in bp_set.items() if not (abs(b / z_s - 1) < near)}
+            for b in layer:
+                if z_first < b < z_max:
+                    bp_set[_edge_key(b)] = b
     bps = sorted(bp_set.values())
     edge_set = {_edge_key(e): e for e in _initial_edges(k, z_first, z_max, z_s)}
     for b in bps:
@@ -1830,7 +2036,9 @@ def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity,
                 progress_made = True
                 continue
             zl_e, zu_e = key
-            zm_e = _split_point(zl_e, zu_e, bps)
+            zm_e = _split_point_layer(prob, zl_e, zu_e, bps) if prob.layer_mode else None
+            if zm_e is None:
+                zm_e = _split_point(zl_e, zu_e, bps)
             if not (zl_e < zm_e < zu_e):
                 zm_e = _sub_double_split(prob, zl_e, zu_e)
                 if zm_e is None:
