@@ -320,6 +320,7 @@ class SGGRadialProblem:
         # have been below the old floor 1e-300 (elsewhere [0, mass] as always: unchanged results)
         self.exact_zero_bin = False
         self._z_s = None
+        self.input_radius_floor = False
         self.layer_mode = False
 
     # -- explicit threshold when c1 = 0 (alpha = T - 1) -----------------------------
@@ -848,6 +849,16 @@ class SGGRadialProblem:
         tries = 8
         if gap < 1:
             d = d * gap
+        if self.input_radius_floor:
+            # boosted call with ball inputs: Phi carries the inputs' radius (2^-128 relative at 128 bits), far
+            # above the boosted working precision; start at the w-radius it implies (the widenings below
+            # cover only 2^64, and from 2^(8 - prec) they never reached it: every Taylor bin of the A side
+            # was refused, sgg T=3 alpha=1 p=3 at eps = 50, 128-bit rate ball, 3000 monotone bins)
+            val, dv = self.phi(z, w), self._dphi(z, w)
+            if _finite(val) and _finite(dv) and dv != 0:
+                floor = 4 * arb(val.rad()) / abs(dv.mid())
+                if floor > d:
+                    d = floor.mid()
             # a radius relative to a tiny gap is below the ulp of w (~ -1, absolute 2^-prec): the first
             # tries round lo = hi = w; allow as many more tries as it takes to reach the ulp (T = 2 at
             # eps = 20: 1 + w* ~ 1e-22 next to the layer's ends failed all 8 and fell back to first order)
@@ -1806,6 +1817,15 @@ def sgg_delta_enclosure(
     ``beta s^p``; if ``eps >= beta s^p`` (certified) the answer is the exact ``[0, 0]``.
     """
     extra = layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, ctx.prec)
+    if extra and _input_blurs_layer(rate, sensitivity, power, extra - 16):
+        # the rate / sensitivity balls (e.g. a decimal rate at 64 bits: radius 2^-64 relative) move z_s by
+        # more than the layer's width: no bins resolve it, at any working precision -- fail at once, so that
+        # the caller's ladder moves to a precision whose balls are narrow enough (a 64-bit probe of
+        # sgg T=3 alpha=1 p=3 at eps = 50 spent 116 s on monotone bins before)
+        err = RadialPrecisionError(
+            f"the input balls at {ctx.prec} bits blur the layer around r = s (relative width ~2^-{(extra - 16) // 2})")
+        err.enclosure = None
+        raise err
     budget_prec = ctx.prec
     old_prec = ctx.prec
     ctx.prec = old_prec + extra
@@ -1848,11 +1868,31 @@ def layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, p
     return int(math.ceil(-log2_q)) + 16
 
 
+def _input_blurs_layer(rate, sensitivity, power, log2_inv_q: int) -> bool:
+    """Does the relative radius of ``z_s = beta s^p`` from the input balls exceed 2^-8 of the layer's relative
+    half-width ``sqrt(Q*) = 2^(-log2_inv_q / 2)``?  (Exact inputs have radius 0: never.)"""
+    rel = 0.0
+    for v, mult in ((rate, 1.0), (sensitivity, None)):
+        if not isinstance(v, arb) or v.rad() == 0:
+            continue
+        if mult is None:
+            try:
+                mult = float(Fraction(power)) if not isinstance(power, arb) else float(power.mid())
+            except (TypeError, ValueError):
+                return False
+        rel += mult * float((v.rad() / abs(v.mid())).mid())
+    if rel == 0.0:
+        return False
+    return math.log2(rel) > -log2_inv_q / 2 - 8
+
+
 def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity, eta, rel_eta, log_delta_hint,
                             order, max_bins, progress, budget_prec) -> RadialEnclosure:
     """:func:`sgg_delta_enclosure` at the current working precision (``budget_prec``: the caller's, which
     sets the bin budget)."""
     prob = SGGRadialProblem(dimension, alpha, power, rate, epsilon, sensitivity)
+    prob.input_radius_floor = budget_prec < ctx.prec and any(
+        isinstance(v, arb) and v.rad() != 0 for v in (rate, sensitivity, epsilon))
     eta_arb = eta if isinstance(eta, arb) else arb(eta if isinstance(eta, str) else repr(float(eta)))
     if not (eta_arb > 0):
         raise ValueError("eta must be > 0")
