@@ -1817,7 +1817,7 @@ def sgg_delta_enclosure(
     ``beta s^p``; if ``eps >= beta s^p`` (certified) the answer is the exact ``[0, 0]``.
     """
     extra = layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, ctx.prec)
-    if extra and _input_blurs_layer(rate, sensitivity, power, extra - 16):
+    if extra and _input_blurs_layer(rate, sensitivity, power, extra - 16, ctx.prec // 3 + 4):
         # the rate / sensitivity balls (e.g. a decimal rate at 64 bits: radius 2^-64 relative) move z_s by
         # more than the layer's width: no bins resolve it, at any working precision -- fail at once, so that
         # the caller's ladder moves to a precision whose balls are narrow enough (a 64-bit probe of
@@ -1868,9 +1868,12 @@ def layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, p
     return int(math.ceil(-log2_q)) + 16
 
 
-def _input_blurs_layer(rate, sensitivity, power, log2_inv_q: int) -> bool:
-    """Does the relative radius of ``z_s = beta s^p`` from the input balls exceed 2^-8 of the layer's relative
-    half-width ``sqrt(Q*) = 2^(-log2_inv_q / 2)``?  (Exact inputs have radius 0: never.)"""
+def _input_blurs_layer(rate, sensitivity, power, log2_inv_q: int, margin: int) -> bool:
+    """Does the relative radius of ``z_s = beta s^p`` from the input balls exceed ``2^-margin`` of the layer's
+    relative half-width ``sqrt(Q*) = 2^(-log2_inv_q / 2)``?  The layer's ends move by that fraction of its
+    width, and the bins holding them (square-root ends for T = 2) keep ~its 3/2 power of the layer's part of
+    delta: the caller passes ``prec / 3 + 4`` bits (r1smg T = 2 at eps = 50, rate 13.9 at 64 bits: radius
+    2^-62 against a half-width 2^-52 ran its 12 600-bin budget for 60 s).  Exact inputs: never."""
     rel = 0.0
     for v, mult in ((rate, 1.0), (sensitivity, None)):
         if not isinstance(v, arb) or v.rad() == 0:
@@ -1883,7 +1886,7 @@ def _input_blurs_layer(rate, sensitivity, power, log2_inv_q: int) -> bool:
         rel += mult * float((v.rad() / abs(v.mid())).mid())
     if rel == 0.0:
         return False
-    return math.log2(rel) > -log2_inv_q / 2 - 8
+    return math.log2(rel) > -log2_inv_q / 2 - margin
 
 
 def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity, eta, rel_eta, log_delta_hint,
