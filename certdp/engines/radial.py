@@ -849,6 +849,11 @@ class SGGRadialProblem:
         tries = 8
         if gap < 1:
             d = d * gap
+            # a radius relative to a tiny gap is below the ulp of w (~ -1, absolute 2^-prec): the first
+            # tries round lo = hi = w; allow as many more tries as it takes to reach the ulp (T = 2 at
+            # eps = 20: 1 + w* ~ 1e-22 next to the layer's ends failed all 8 and fell back to first order)
+            gf = float(gap.mid())
+            tries += int(-math.log2(gf) / 8) + 1 if gf > 0 else int(ctx.prec / 8) + 1
         if self.input_radius_floor:
             # boosted call with ball inputs: Phi carries the inputs' radius (2^-128 relative at 128 bits), far
             # above the boosted working precision; start at the w-radius it implies (the widenings below
@@ -859,11 +864,6 @@ class SGGRadialProblem:
                 floor = 4 * arb(val.rad()) / abs(dv.mid())
                 if floor > d:
                     d = floor.mid()
-            # a radius relative to a tiny gap is below the ulp of w (~ -1, absolute 2^-prec): the first
-            # tries round lo = hi = w; allow as many more tries as it takes to reach the ulp (T = 2 at
-            # eps = 20: 1 + w* ~ 1e-22 next to the layer's ends failed all 8 and fell back to first order)
-            gf = float(gap.mid())
-            tries += int(-math.log2(gf) / 8) + 1 if gf > 0 else int(ctx.prec / 8) + 1
         for _ in range(tries):
             lo, hi = (w - d).mid(), (w + d).mid()
             if not (lo > -1 and hi < 1):
