@@ -1817,23 +1817,95 @@ def sgg_delta_enclosure(
     ``beta s^p``; if ``eps >= beta s^p`` (certified) the answer is the exact ``[0, 0]``.
     """
     extra = layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, ctx.prec)
-    if extra and _input_blurs_layer(rate, sensitivity, power, extra - 16, ctx.prec // 3 + 4):
-        # the rate / sensitivity balls (e.g. a decimal rate at 64 bits: radius 2^-64 relative) move z_s by
-        # more than the layer's width: no bins resolve it, at any working precision -- fail at once, so that
-        # the caller's ladder moves to a precision whose balls are narrow enough (a 64-bit probe of
-        # sgg T=3 alpha=1 p=3 at eps = 50 spent 116 s on monotone bins before)
-        err = RadialPrecisionError(
-            f"the input balls at {ctx.prec} bits blur the layer around r = s (relative width ~2^-{(extra - 16) // 2})")
-        err.enclosure = None
-        raise err
     budget_prec = ctx.prec
     old_prec = ctx.prec
+    ends = None
+    if extra and _monotone_ends(rate, sensitivity, epsilon) is not None:
+        if _input_blurs_layer(rate, sensitivity, power, extra - 16, ctx.prec // 3 + 4):
+            # the balls move z_s by more than a fraction of the layer's width: no bins resolve it at this
+            # rung; fail at once so that the caller's ladder moves on (a 64-bit probe of sgg T=3 alpha=1 p=3
+            # at eps = 50 spent 116 s on monotone bins; r1smg T = 2 at eps = 50, rate 13.9: 60 s)
+            err = RadialPrecisionError(f"the input balls at {ctx.prec} bits blur the layer around r = s")
+            err.enclosure = None
+            raise err
+        if _scale_beyond_doubles(rate, sensitivity, power):
+            ends = _monotone_ends(rate, sensitivity, epsilon)
     ctx.prec = old_prec + extra
     try:
-        return _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity, eta, rel_eta,
-                                       log_delta_hint, order, max_bins, progress, budget_prec)
+        if ends is None:
+            return _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity, eta, rel_eta,
+                                           log_delta_hint, order, max_bins, progress, budget_prec)
+        # ball inputs in a thin layer with z_s (or s) beyond the doubles: the single call with a 2^-128 rate ball
+        # ran its bin budget (r1smg T = 2 at eps = 50, beta = 1.4e-575: 21 000 bins, layer bins monotone;
+        # cause not analysed), with the exact ends it is certified in 1072 bins.  delta is
+        # non-decreasing in beta and in s (Prop. C.1, Lemma C.1: only s beta^(1/p) matters), so the exact
+        # lower ends give a lower bound and the exact upper ends an upper bound, for every point of the balls
+        (rate_lo, s_lo), (rate_hi, s_hi) = ends
+        rel_half = None if rel_eta is None else 0.4 * rel_eta
+        lo = _sgg_delta_enclosure_at(dimension, alpha, power, rate_lo, epsilon, s_lo, eta / 2 if not isinstance(
+            eta, str) else arb(eta) / 2, rel_half, log_delta_hint, order, max_bins, progress, budget_prec)
+        hi = _sgg_delta_enclosure_at(dimension, alpha, power, rate_hi, epsilon, s_hi, eta / 2 if not isinstance(
+            eta, str) else arb(eta) / 2, rel_half, log_delta_hint, order, max_bins, progress, budget_prec)
+        return RadialEnclosure(
+            lower=lo.lower, upper=hi.upper, eta=lo.eta, bins=lo.bins + hi.bins, tail_mass=hi.tail_mass,
+            precision_bits=ctx.prec, taylor_bins=lo.taylor_bins + hi.taylor_bins,
+            monotone_bins=lo.monotone_bins + hi.monotone_bins, constant_bins=lo.constant_bins + hi.constant_bins,
+            notes=["ball inputs: lower end at the lower rate / sensitivity, upper end at the upper ones "
+                   "(delta non-decreasing in beta and s, seed 003 Prop. C.1)"],
+            bin_table=hi.bin_table)
     finally:
         ctx.prec = old_prec
+
+
+def _input_blurs_layer(rate, sensitivity, power, log2_inv_q: int, margin: int) -> bool:
+    """Does the relative radius of ``z_s = beta s^p`` from the input balls exceed ``2^-margin`` of the layer's
+    relative half-width ``sqrt(Q*) = 2^(-log2_inv_q / 2)``?  The layer's ends move by that fraction of its
+    width, and the bins holding them (square-root ends for T = 2) keep ~its 3/2 power of the layer's part of
+    delta: the caller passes ``prec / 3 + 4`` bits.  Exact inputs: never."""
+    rel = 0.0
+    for v, mult in ((rate, 1.0), (sensitivity, None)):
+        if not isinstance(v, arb) or v.rad() == 0:
+            continue
+        if mult is None:
+            try:
+                mult = float(Fraction(power)) if not isinstance(power, arb) else float(power.mid())
+            except (TypeError, ValueError):
+                return False
+        rel += mult * float((v.rad() / abs(v.mid())).mid())
+    if rel == 0.0:
+        return False
+    return math.log2(rel) > -log2_inv_q / 2 - margin
+
+
+def _scale_beyond_doubles(rate, sensitivity, power) -> bool:
+    """Is ``z_s = beta s^p`` outside ``2^+-1000`` or ``s beta^(1/p)`` outside ``1e+-140`` (the engine's log paths)?"""
+    try:
+        b, sv, pw = to_arb(rate), to_arb(sensitivity), to_arb(power)
+        lzs = float((b * sv ** pw).log().mid())
+    except (TypeError, ValueError, ArithmeticError):
+        return False
+    ls = lzs / float(pw.mid())
+    return not (abs(lzs) < 1000 * math.log(2.0) and abs(ls) < 140 * math.log(10.0))
+
+
+def _monotone_ends(rate, sensitivity, epsilon):
+    """``((rate_lo, s_lo), (rate_hi, s_hi))``, exact arb points, when the rate or the sensitivity is a ball of
+    positive radius with a positive lower end and epsilon is exact; else ``None``."""
+    balls = [isinstance(v, arb) and v.rad() != 0 for v in (rate, sensitivity)]
+    if not any(balls) or (isinstance(epsilon, arb) and epsilon.rad() != 0):
+        return None
+    out_lo, out_hi = [], []
+    for v, is_ball in zip((rate, sensitivity), balls):
+        if not is_ball:
+            out_lo.append(v)
+            out_hi.append(v)
+            continue
+        lo, hi = arb(v.lower()), arb(v.upper())
+        if not (lo > 0):
+            return None
+        out_lo.append(lo)
+        out_hi.append(hi)
+    return tuple(out_lo), tuple(out_hi)
 
 
 def layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, prec: int) -> int:
@@ -1866,27 +1938,6 @@ def layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, p
     if -log2_q <= prec / 2:
         return 0
     return int(math.ceil(-log2_q)) + 16
-
-
-def _input_blurs_layer(rate, sensitivity, power, log2_inv_q: int, margin: int) -> bool:
-    """Does the relative radius of ``z_s = beta s^p`` from the input balls exceed ``2^-margin`` of the layer's
-    relative half-width ``sqrt(Q*) = 2^(-log2_inv_q / 2)``?  The layer's ends move by that fraction of its
-    width, and the bins holding them (square-root ends for T = 2) keep ~its 3/2 power of the layer's part of
-    delta: the caller passes ``prec / 3 + 4`` bits (r1smg T = 2 at eps = 50, rate 13.9 at 64 bits: radius
-    2^-62 against a half-width 2^-52 ran its 12 600-bin budget for 60 s).  Exact inputs: never."""
-    rel = 0.0
-    for v, mult in ((rate, 1.0), (sensitivity, None)):
-        if not isinstance(v, arb) or v.rad() == 0:
-            continue
-        if mult is None:
-            try:
-                mult = float(Fraction(power)) if not isinstance(power, arb) else float(power.mid())
-            except (TypeError, ValueError):
-                return False
-        rel += mult * float((v.rad() / abs(v.mid())).mid())
-    if rel == 0.0:
-        return False
-    return math.log2(rel) > -log2_inv_q / 2 - margin
 
 
 def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity, eta, rel_eta, log_delta_hint,
