@@ -1828,7 +1828,8 @@ def sgg_delta_enclosure(
             err = RadialPrecisionError(f"the input balls at {ctx.prec} bits blur the layer around r = s")
             err.enclosure = None
             raise err
-        if _scale_beyond_doubles(rate, sensitivity, power):
+        if ctx.prec >= 128 and _scale_beyond_doubles(rate, sensitivity, power):
+            # (at 64 bits the single call is kept: two exact-end calls made r1smg T=2 at (20, 1e-300) ~2x slower)
             ends = _monotone_ends(rate, sensitivity, epsilon)
     ctx.prec = old_prec + extra
     try:
