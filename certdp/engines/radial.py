@@ -510,7 +510,10 @@ class SGGRadialProblem:
         if self.c1_is_zero or not (self.s > 0):
             return None
         zf = float(z.mid())
-        if not (abs(zf / self.f_s ** self.f_p - 1.0) < 1e-6):
+        zsf = self.f_s ** self.f_p
+        if not zsf > 0:
+            return None      # s^p underflows (s ~ 1e-120, p = 3): z_s is beyond the doubles, z is not near it
+        if not (abs(zf / zsf - 1.0) < 1e-6):
             return None
         r = z ** (1 / self.p) if not self._p_is_one() else z
         d = (r - self.s) / r
