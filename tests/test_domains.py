@@ -49,12 +49,14 @@ def test_closed_forms_answer_at_extreme_delta():
 
 
 @pytest.mark.parametrize("name, fixed, eps_ok, eps_refused", [
-    ("r1smg", {"dimension": 2}, "10", "10.5"),           # c1 = -1/2: measured eps = 10 (issue 17), was 3
-    ("r1smg", {"dimension": 3}, "20", "21"),             # c1 = -1: eps <= 20 |c1|
+    ("r1smg", {"dimension": 2}, "20", "20.5"),           # c1 = -1/2: measured eps = 20 (layer2), was 10
+    ("r1smg", {"dimension": 3}, "40", "41"),             # c1 = -1: eps <= 40 |c1|
+    ("r1smg", {"dimension": 4}, "50", "51"),             # c1 = -3/2: 40 |c1| = 60, the maximum 50
     ("r1smg", {"dimension": 10}, "50", "51"),            # c1 = -9/2: the sgg/r1smg maximum 50
-    ("sgg", {"dimension": 2, "alpha": 0, "power": 1}, "10", "11"),
-    ("sgg", {"dimension": 2, "alpha": "1/2", "power": 2}, "5", "6"),    # c1 = -1/4: 20 |c1| = 5 > 3
-    ("sgg", {"dimension": 3, "alpha": 1, "power": 3}, "10", "11"),
+    ("sgg", {"dimension": 2, "alpha": 0, "power": 1}, "20", "21"),
+    ("sgg", {"dimension": 2, "alpha": "1/2", "power": 2}, "10", "11"),  # c1 = -1/4: 40 |c1| = 10 > 3
+    ("sgg", {"dimension": 2, "alpha": "9/10", "power": 2}, "3", "4"),   # c1 = -1/20: the planar floor 3
+    ("sgg", {"dimension": 3, "alpha": 1, "power": 3}, "20", "21"),
     ("sgg", {"dimension": 3, "alpha": "19/10", "power": 3}, "10", "11"),  # the floor 10 (unmeasured before too)
     ("sgg", {"dimension": 10, "alpha": 4, "power": "3/2"}, "50", "51"),  # c1 = -5/2
     ("sgg", {"dimension": 3, "alpha": 2, "power": "1/2"}, "50", "51"),   # alpha = T - 1: no singularity

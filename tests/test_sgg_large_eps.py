@@ -142,6 +142,15 @@ def test_sgg_t3_alpha1_p3_at_eps_10_matches_mpmath():
     assert mp.mpf("9e-31") < ref < mp.mpf("1.1e-30")
 
 
+def test_r1smg_plane_at_eps_50_layer_below_the_double_spacing_matches_mpmath():
+    """R1SMG in R^2 at eps = 50, beta = 14.20687909587876 (delta ~ 1e-12, branch `layer2`): the B layer is
+    ``|r/s - 1| ~ 1e-16`` (about one double spacing of ``z_s``) with ``1 + w* ~ 1e-32``.  Before: the 128-bit
+    pass stalled at width 7.6e-21 against 4e-25 (``1 + w`` below the ulp of ``w``) and the layer's ends were
+    located to one double spacing; now the call runs with the boosted precision and the layer rules."""
+    enc, ref = _check(2, 0, 2, Fraction("14.2068790958787605"), 50, 1e-10)
+    assert mp.mpf("9e-13") < ref < mp.mpf("1.1e-12")
+
+
 def test_p_half_next_to_the_pure_dp_boundary_at_eps_10_matches_hockey_stick_integral():
     """SGG T = 3, alpha = 2, p = 1/2 at rate 10.000167 (pure DP at rate <= 10): delta ~ 7e-31 lives in a
     layer of relative width ~1e-10 around z = 10 whose ends are below the double grid; the bin holding

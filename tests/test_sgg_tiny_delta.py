@@ -120,12 +120,16 @@ R1SMG_CASES = [
     (1000, 1, Fraction(1, 10**600)),
     pytest.param(1000, Fraction(1, 100), Fraction(3, 10**201), marks=pytest.mark.slow),
     (10, 1, Fraction(7, 10**601)),
+    # the plane at eps = 50 (branch `layer2`): the B layer |r/s - 1| ~ e^-50 around z_s = 1.4e-575, below
+    # the double spacing and outside the doubles (a timeout before: the layer was invisible to the scan on ln z)
+    (2, 50, Fraction(14, 10**576)),
 ]
 
 
 @pytest.mark.parametrize("T,eps,beta", R1SMG_CASES)
 def test_r1smg_far_below_the_doubles_matches_the_scale_free_limit(T, eps, beta):
-    ref = r1smg_scale_free_delta(T, eps, beta, dps=30)
+    # the eps = 50 layer is e^-50 wide in t: 30 digits leave it 8 (the reference was 2x off), 60 leave 38
+    ref = r1smg_scale_free_delta(T, eps, beta, dps=30 if eps < 20 else 60)
     log_delta = float(mp.log(ref))
     assert log_delta < -200
     enc = _enclose(T, 0, beta, eps, log_delta)
@@ -142,3 +146,17 @@ def test_scale_free_reference_agrees_with_the_lemma_quadrature_where_both_apply(
     lemma, err = mp_sgg_delta(10, 0, 2, beta, Fraction(1, 100), 1, dps=30, z_lo=Fraction(1, 10**34))
     limit = r1smg_scale_free_delta(10, Fraction(1, 100), beta, dps=30)
     assert abs(lemma - limit) <= err + mp.mpf("1e-15") * limit
+
+
+@pytest.mark.parametrize("T,eps", [(2, 50), (2, 20), (10, 1)])
+def test_scale_free_rate_candidate_hits_the_target_delta(T, eps):
+    """The float rate candidate for alpha < T - 1 below 1e-12 (``_scale_free_rate``: the layers in local
+    coordinates, Gauss-Legendre in ``c = sin(theta)``) against the mpmath scale-free limit above (quadrature in
+    ``t``): at its rate the reference delta is the target to 1e-6 (a guess, but a good one: the old
+    extrapolation was 1e20 off in beta at (50, 1e-300), T = 2)."""
+    from certdp.mechanisms.sgg import _scale_free_rate
+
+    rate = _scale_free_rate(T, 0.0, 2.0, float(eps), math.log(1e-300), 1.0)
+    beta = Fraction(str(rate))
+    ref = r1smg_scale_free_delta(T, eps, beta, dps=60)
+    assert abs(ref / mp.mpf("1e-300") - 1) < mp.mpf("1e-6"), ref

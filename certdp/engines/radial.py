@@ -77,6 +77,7 @@ bin endpoints (rounded to exact points), ``z_max`` and Newton starting points.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -319,6 +320,9 @@ class SGGRadialProblem:
         # the first bin [0, z_1] decided exactly (:meth:`_bin_at_zero`); set by the engine where z_1 would
         # have been below the old floor 1e-300 (elsewhere [0, mass] as always: unchanged results)
         self.exact_zero_bin = False
+        self._z_s = None
+        self.input_radius_floor = False
+        self.layer_mode = False
 
     # -- explicit threshold when c1 = 0 (alpha = T - 1) -----------------------------
     def w_explicit(self, z, y: arb):
@@ -507,11 +511,81 @@ class SGGRadialProblem:
         if self.c1_is_zero or not (self.s > 0):
             return None
         zf = float(z.mid())
-        if not (abs(zf / self.f_s ** self.f_p - 1.0) < 1e-6):
+        zsf = self.f_s ** self.f_p
+        if not zsf > 0:
+            return None      # s^p underflows (s ~ 1e-120, p = 3): z_s is beyond the doubles, z is not near it
+        if not (abs(zf / zsf - 1.0) < 1e-6):
             return None
         r = z ** (1 / self.p) if not self._p_is_one() else z
         d = (r - self.s) / r
         return float(d.mid())
+
+    # -- the thin layer around z_s (c1 < 0) in the local coordinate d = (r - s)/r ------------------
+    #: half-width (relative, in z) of the neighbourhood of ``z_s`` where the layer rules apply
+    LAYER_NEIGHBOURHOOD = 2.0 ** -20
+
+    def layer_distance_any(self, z: arb):
+        """float ``d = (r - s)/r`` at an exact edge ``z`` with ``|z / z_s - 1| < 2^-20`` (``c1 < 0``), formed in
+        Arb for *any* exponent of ``z`` (:meth:`_layer_distance` covers the doubles only: its float ratio
+        ``z / s^p`` underflows for ``z_s ~ 1e-575``, R1SMG at delta = 1e-300); ``None`` elsewhere.  In this
+        coordinate ``q / r^2 = d^2 + 2 (1 - d)(1 + w)``, so the guesses need neither ``z`` nor ``s`` as
+        doubles.  A guess only."""
+        if self.c1_is_zero or not (self.s > 0) or not (z > 0):
+            return None
+        if self._z_s is None:
+            self._z_s = self.s ** self.p
+        if not (abs(z / self._z_s - 1) < self.LAYER_NEIGHBOURHOOD):
+            return None
+        r = z ** (1 / self.p) if not self._p_is_one() else z
+        return float(((r - self.s) / r).mid())
+
+    def _layer_phi_end(self, zf: float, d: float, v: float, side: int) -> float:
+        """float ``Phi`` at ``w = -1 + v`` (side -1) / ``1 - v`` (side +1) from the local coordinate ``d``:
+        ``Q = q / r^2 = d^2 + 2 t v`` resp. ``(1 + t)^2 - 2 t v`` (``t = 1 - d``), ``Phi = c1 ln Q - z expm1(p/2
+        ln Q)``; ``zf`` is ``z`` as a double (0 where it underflows: that term is then negligible)."""
+        t = 1.0 - d
+        qr = d * d + 2.0 * t * v if side < 0 else (1.0 + t) ** 2 - 2.0 * t * v
+        if qr <= 0.0:
+            return math.inf
+        L = math.log(qr)
+        return self.f_c1 * L - zf * math.expm1(min(0.5 * self.f_p * L, 700.0))
+
+    def layer_guess(self, z: arb, d: float, y: float) -> tuple[float, float, float]:
+        """:meth:`wstar_guess` in the layer from the local coordinate ``d`` (:meth:`layer_distance_any`): the end
+        distance by bisection in ``log v`` to float relative precision (``1 + w* ~ 1e-44`` at eps = 50).  A
+        starting point only."""
+        zf = float(z.mid())
+        if self._layer_phi_end(zf, d, 0.0, 1) >= y:
+            return 1.0, 2.0, 0.0
+        if self._layer_phi_end(zf, d, 0.0, -1) <= y:
+            return -1.0, 0.0, 2.0
+        # the nearer end: Phi at w = 0 against y (Phi decreases in w)
+        side = -1 if self._layer_phi_end(zf, d, 1.0, -1) < y else 1
+        lo, hi = math.log(1e-300), 0.0
+
+        def above(lv):      # Phi >= y at v = exp(lv)
+            return self._layer_phi_end(zf, d, math.exp(lv), side) >= y
+        for _ in range(80):
+            m = 0.5 * (lo + hi)
+            if above(m) == (side < 0):
+                lo = m
+            else:
+                hi = m
+        v = math.exp(0.5 * (lo + hi))
+        return (-1.0 + v, v, 2.0 - v) if side < 0 else (1.0 - v, 2.0 - v, v)
+
+    def layer_class(self, z: arb, y: float):
+        """Breakpoint class of ``z`` (+1: ``w* = 1``, -1: ``w* = -1``, 0: interior) in the layer coordinate;
+        ``None`` outside the neighbourhood of ``z_s``."""
+        d = self.layer_distance_any(z)
+        if d is None:
+            return None
+        zf = float(z.mid())
+        if self._layer_phi_end(zf, d, 0.0, 1) >= y:
+            return 1
+        if self._layer_phi_end(zf, d, 0.0, -1) <= y:
+            return -1
+        return 0
 
     def phi_float_end(self, z: float, v: float, side: int, d_acc: float | None = None) -> float:
         """float ``Phi(r, w)`` at ``w = -1 + v`` (``side = -1``) or ``w = 1 - v`` (``side = +1``), with
@@ -570,6 +644,9 @@ class SGGRadialProblem:
         d_acc = None
         if isinstance(z, arb):
             if self.f_log_path or not _in_double_range(z):
+                d_layer = self.layer_distance_any(z)
+                if d_layer is not None:
+                    return self.layer_guess(z, d_layer, y)
                 return _as_guess(self._wstar_bisect(z, y))
             d_acc = self._layer_distance(z)
             z = float(z.mid())
@@ -781,6 +858,16 @@ class SGGRadialProblem:
             # eps = 20: 1 + w* ~ 1e-22 next to the layer's ends failed all 8 and fell back to first order)
             gf = float(gap.mid())
             tries += int(-math.log2(gf) / 8) + 1 if gf > 0 else int(ctx.prec / 8) + 1
+        if self.input_radius_floor:
+            # boosted call with ball inputs: Phi carries the inputs' radius (2^-128 relative at 128 bits), far
+            # above the boosted working precision; start at the w-radius it implies (the widenings below
+            # cover only 2^64, and from 2^(8 - prec) they never reached it: every Taylor bin of the A side
+            # was refused, sgg T=3 alpha=1 p=3 at eps = 50, 128-bit rate ball, 3000 monotone bins)
+            val, dv = self.phi(z, w), self._dphi(z, w)
+            if _finite(val) and _finite(dv) and dv != 0:
+                floor = 4 * arb(val.rad()) / abs(dv.mid())
+                if floor > d:
+                    d = floor.mid()
         for _ in range(tries):
             lo, hi = (w - d).mid(), (w + d).mid()
             if not (lo > -1 and hi < 1):
@@ -1714,6 +1801,129 @@ def _breakpoints_float(prob: SGGRadialProblem, y: float, z_lo: float, z_hi: floa
     return out
 
 
+def _round_edge_bits(x: arb, bits: int) -> arb:
+    """An exact point near ``x`` with a ``bits``-bit mantissa (a bin edge finer than the doubles)."""
+    old = ctx.prec
+    ctx.prec = bits
+    try:
+        return (x.mid() * 1).mid()
+    finally:
+        ctx.prec = old
+
+
+def _layer_log2_q(prob: SGGRadialProblem) -> float:
+    """float ``log2 Q*`` at ``z_s`` (``Q* = q / r^2`` on the B side, ``c1 ln Q + z (1 - Q^(p/2)) = eps``,
+    ``ln Q* ~ (eps - z_s)/c1``); 0 where there is no thin layer (``c1 = 0`` or ``z_s >= eps``).  A guess."""
+    if prob.c1_is_zero or not (prob.s > 0):
+        return 0.0
+    lzs = float((prob.s ** prob.p).log().mid())
+    zs = math.exp(min(lzs, 700.0))
+    eps = float(prob.eps.mid())
+    if not zs < eps:
+        return 0.0
+    return (eps - zs) / prob.f_c1 / math.log(2.0)
+
+
+#: The layer rules (breakpoints and split points in Arb near ``z_s``) apply when ``Q* < 2^-80`` (layer
+#: half-width below ``2^-40`` relative, ~40 double spacings: the float grid resolves the layer ends only
+#: to one spacing) or when ``z_s`` is outside the doubles (the float scan on ``ln z`` cannot see it).
+LAYER_LOG2_Q_MAX = -80.0
+
+
+def _layer_mode(prob: SGGRadialProblem) -> bool:
+    if prob.c1_is_zero or not (prob.s > 0):
+        return False
+    z_s = prob.s ** prob.p
+    if not (_DOUBLE_LO < z_s < _DOUBLE_HI) or prob.f_log_path:
+        return _layer_log2_q(prob) < -8.0
+    return _layer_log2_q(prob) < LAYER_LOG2_Q_MAX
+
+
+def _layer_breakpoints(prob: SGGRadialProblem, y: float) -> list[arb]:
+    """The ends of the layer of class 0 (``w*`` interior) around ``z_s`` (``c1 < 0``), as exact points with
+    ``prec``-bit mantissas: the class (:meth:`SGGRadialProblem.layer_class`, local coordinate ``d`` formed
+    in Arb) is scanned outwards on ``z_s (1 +- 2^-j)``, ``j = prec - 16 ... 20``, and a change is bisected on
+    exact points to ``2^(8 - prec)`` relative.  At eps = 50 (``c1 = -1/2``) the layer is ``~e^-50``
+    (relative) wide: below the double spacing of ``z_s``, so the float grid (graded to ``2^-51``) either
+    misses it (both neighbours of class -1) or locates its ends to one spacing only, and the bins next to
+    them were graded towards the wrong point.  Only the class test uses floats: the points are guesses
+    (bin edges), never decisions."""
+    prec = ctx.prec
+    z_s = prob.s ** prob.p
+    zc = _round_edge_bits(z_s, prec)
+    c0 = prob.layer_class(zc, y)
+    if c0 != 0:
+        return []
+    out = []
+    for sign in (1, -1):
+        prev = zc
+        for j in range(prec - 16, 19, -1):
+            old = ctx.prec
+            ctx.prec = 2 * prec + 64
+            z = zc * (1 + sign * arb(2) ** -j)          # exact
+            ctx.prec = old
+            c = prob.layer_class(z, y)
+            if c is None:
+                break
+            if c != c0:
+                a, b = (prev, z) if sign > 0 else (z, prev)
+                ca = prob.layer_class(a, y)
+                for _ in range(prec + 64):
+                    if not ((b - a) > arb(2) ** (8 - prec) * b):
+                        break
+                    _, m = _exact_half_and_centre(a, b)
+                    m = _round_edge_bits(m, prec + 8)
+                    if not (a < m < b):
+                        break
+                    if prob.layer_class(m, y) == ca:
+                        a = m
+                    else:
+                        b = m
+                _, m = _exact_half_and_centre(a, b)
+                out.append(_round_edge_bits(m, prec))
+                break
+            prev = z
+    return out
+
+
+def _split_point_layer(prob: SGGRadialProblem, zl: arb, zu: arb, bps: list[arb]):
+    """Where to split a bin inside the layer neighbourhood of ``z_s`` (layer mode), in Arb with ``prec``-bit
+    edges: at a breakpoint inside; halving when a breakpoint is at an end (geometric grading with ratio 2:
+    the neighbouring bins' ``1 + w*`` then varies by a factor ~2, so their Taylor models are accepted --
+    the float rule's cut at 1/16 left a factor 16 and a breakpoint tolerance of ``1e-13`` relative, wider
+    than the whole layer at eps = 50); geometric towards the nearest breakpoint outside; else the
+    midpoint.  ``None`` if not in the neighbourhood or narrower than ``2^(16 - prec)`` relative."""
+    if prob.layer_distance_any(zl) is None or prob.layer_distance_any(zu) is None:
+        return None
+    prec = ctx.prec
+    tol = arb(2) ** (16 - prec) * zu
+    width = zu - zl
+    if not (width > tol):
+        return None
+    near_bps = [b for b in bps if abs(b - zl) < arb(2) ** -20 * zu]
+    for b in near_bps:
+        if zl + tol < b < zu - tol:
+            return b
+    m = None
+    if near_bps:
+        near = min(near_bps, key=lambda b: float(min(abs(b - zl), abs(b - zu)).mid()))
+        if near <= zl:
+            dist = zl - near
+            if dist > tol and (zu - near) > 2 * dist:
+                m = near + (dist * (zu - near)).sqrt()
+        elif near >= zu:
+            dist = near - zu
+            if dist > tol and (near - zl) > 2 * dist:
+                m = near - (dist * (near - zl)).sqrt()
+    if m is not None:
+        m = _round_edge_bits(m, prec)
+        if zl < m < zu:
+            return m
+    _, m = _exact_half_and_centre(zl, zu)
+    m = _round_edge_bits(m, prec + 8)
+    return m if zl < m < zu else None
+
+
 def _split_point(zl: arb, zu: arb, bps: list[arb]) -> arb:
     """Where to split ``[zl, zu]`` (exact edges): at a breakpoint inside, geometrically towards one at
     an end, geometrically near 0, else at the midpoint.  Inside the doubles in float arithmetic (as
@@ -1823,7 +2033,138 @@ def sgg_delta_enclosure(
     Def. 4.3, with ``eta``-tightness).  For ``alpha = T - 1`` and ``p <= 1`` the loss is bounded by
     ``beta s^p``; if ``eps >= beta s^p`` (certified) the answer is the exact ``[0, 0]``.
     """
+    extra = layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, ctx.prec)
+    budget_prec = ctx.prec
+    old_prec = ctx.prec
+    ends = None
+    if extra and _monotone_ends(rate, sensitivity, epsilon) is not None:
+        if _input_blurs_layer(rate, sensitivity, power, extra - 16, ctx.prec // 3 + 4):
+            # the balls move z_s by more than a fraction of the layer's width: no bins resolve it at this
+            # rung; fail at once so that the caller's ladder moves on (a 64-bit probe of sgg T=3 alpha=1 p=3
+            # at eps = 50 spent 116 s on monotone bins; r1smg T = 2 at eps = 50, rate 13.9: 60 s)
+            err = RadialPrecisionError(f"the input balls at {ctx.prec} bits blur the layer around r = s")
+            err.enclosure = None
+            raise err
+        if ctx.prec >= 128 and _scale_beyond_doubles(rate, sensitivity, power):
+            # (at 64 bits the single call is kept: two exact-end calls made r1smg T=2 at (20, 1e-300) ~2x slower)
+            ends = _monotone_ends(rate, sensitivity, epsilon)
+    ctx.prec = old_prec + extra
+    try:
+        if ends is None:
+            return _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity, eta, rel_eta,
+                                           log_delta_hint, order, max_bins, progress, budget_prec)
+        # ball inputs in a thin layer with z_s (or s) beyond the doubles: the single call with a 2^-128 rate ball
+        # ran its bin budget (r1smg T = 2 at eps = 50, beta = 1.4e-575: 21 000 bins, layer bins monotone;
+        # cause not analysed), with the exact ends it is certified in 1072 bins.  delta is
+        # non-decreasing in beta and in s (Prop. C.1, Lemma C.1: only s beta^(1/p) matters), so the exact
+        # lower ends give a lower bound and the exact upper ends an upper bound, for every point of the balls
+        (rate_lo, s_lo), (rate_hi, s_hi) = ends
+        rel_half = None if rel_eta is None else 0.4 * rel_eta
+        lo = _sgg_delta_enclosure_at(dimension, alpha, power, rate_lo, epsilon, s_lo, eta / 2 if not isinstance(
+            eta, str) else arb(eta) / 2, rel_half, log_delta_hint, order, max_bins, progress, budget_prec)
+        hi = _sgg_delta_enclosure_at(dimension, alpha, power, rate_hi, epsilon, s_hi, eta / 2 if not isinstance(
+            eta, str) else arb(eta) / 2, rel_half, log_delta_hint, order, max_bins, progress, budget_prec)
+        return RadialEnclosure(
+            lower=lo.lower, upper=hi.upper, eta=lo.eta, bins=lo.bins + hi.bins, tail_mass=hi.tail_mass,
+            precision_bits=ctx.prec, taylor_bins=lo.taylor_bins + hi.taylor_bins,
+            monotone_bins=lo.monotone_bins + hi.monotone_bins, constant_bins=lo.constant_bins + hi.constant_bins,
+            notes=["ball inputs: lower end at the lower rate / sensitivity, upper end at the upper ones "
+                   "(delta non-decreasing in beta and s, seed 003 Prop. C.1)"],
+            bin_table=hi.bin_table)
+    finally:
+        ctx.prec = old_prec
+
+
+def _input_blurs_layer(rate, sensitivity, power, log2_inv_q: int, margin: int) -> bool:
+    """Does the relative radius of ``z_s = beta s^p`` from the input balls exceed ``2^-margin`` of the layer's
+    relative half-width ``sqrt(Q*) = 2^(-log2_inv_q / 2)``?  The layer's ends move by that fraction of its
+    width, and the bins holding them (square-root ends for T = 2) keep ~its 3/2 power of the layer's part of
+    delta: the caller passes ``prec / 3 + 4`` bits.  Exact inputs: never."""
+    rel = 0.0
+    for v, mult in ((rate, 1.0), (sensitivity, None)):
+        if not isinstance(v, arb) or v.rad() == 0:
+            continue
+        if mult is None:
+            try:
+                mult = float(Fraction(power)) if not isinstance(power, arb) else float(power.mid())
+            except (TypeError, ValueError):
+                return False
+        rel += mult * float((v.rad() / abs(v.mid())).mid())
+    if rel == 0.0:
+        return False
+    return math.log2(rel) > -log2_inv_q / 2 - margin
+
+
+def _scale_beyond_doubles(rate, sensitivity, power) -> bool:
+    """Is ``z_s = beta s^p`` outside ``2^+-1000`` or ``s beta^(1/p)`` outside ``1e+-140`` (the engine's log paths)?"""
+    try:
+        b, sv, pw = to_arb(rate), to_arb(sensitivity), to_arb(power)
+        lzs = float((b * sv ** pw).log().mid())
+    except (TypeError, ValueError, ArithmeticError):
+        return False
+    ls = lzs / float(pw.mid())
+    return not (abs(lzs) < 1000 * math.log(2.0) and abs(ls) < 140 * math.log(10.0))
+
+
+def _monotone_ends(rate, sensitivity, epsilon):
+    """``((rate_lo, s_lo), (rate_hi, s_hi))``, exact arb points, when the rate or the sensitivity is a ball of
+    positive radius with a positive lower end and epsilon is exact; else ``None``."""
+    balls = [isinstance(v, arb) and v.rad() != 0 for v in (rate, sensitivity)]
+    if not any(balls) or (isinstance(epsilon, arb) and epsilon.rad() != 0):
+        return None
+    out_lo, out_hi = [], []
+    for v, is_ball in zip((rate, sensitivity), balls):
+        if not is_ball:
+            out_lo.append(v)
+            out_hi.append(v)
+            continue
+        lo, hi = arb(v.lower()), arb(v.upper())
+        if not (lo > 0):
+            return None
+        out_lo.append(lo)
+        out_hi.append(hi)
+    return tuple(out_lo), tuple(out_hi)
+
+
+def layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, prec: int) -> int:
+    """Extra working bits for a log-singular loss (``c1 < 0``) whose B layer at ``r = s`` is thin (a guess,
+    never a decision: any precision gives valid balls).
+
+    In the layer ``w*(r, eps) = -1 + v`` with ``v ~ Q*/2``, where ``Q* = q/r^2`` solves
+    ``c1 ln Q + z (1 - Q^(p/2)) = eps`` (``ln Q* ~ (eps - z_s)/c1``: ``e^-100`` for ``c1 = -1/2`` at eps = 50,
+    ``z_s -> 0``).  A ball of ``w`` near -1 at ``prec`` bits resolves ``1 + w`` only to ``2^-prec``
+    absolute, i.e. ``2^-prec / v`` relative, which was the floor of every Taylor bin there (r1smg T = 2 at
+    eps = 50, z_s = 13.9: stalled at 7.6e-21 against 4e-25 at 128 bits; certified at 256).  So when
+    ``-log2 v`` exceeds half the precision, the whole engine call runs with ``-log2 Q* + 16`` more bits
+    (the width target stays the caller's).  0 otherwise (results unchanged)."""
+    try:
+        T = int(dimension)
+        c1 = (float(Fraction(alpha)) + 1.0 - T) / 2.0
+        if not c1 < 0:
+            return 0
+        pw = float(Fraction(power))
+        eps = float(to_arb(epsilon).mid())
+        lzs = float((to_arb(rate) * to_arb(sensitivity) ** to_arb(power)).log().mid())
+    except (TypeError, ValueError, OverflowError, ArithmeticError):
+        return 0
+    if not (math.isfinite(lzs) and math.isfinite(eps)):
+        return 0
+    zs = math.exp(min(lzs, 700.0))
+    if zs >= eps:
+        return 0
+    log2_q = (eps - zs) / c1 / math.log(2.0)          # log2 Q* (negative)
+    if -log2_q <= prec / 2:
+        return 0
+    return int(math.ceil(-log2_q)) + 16
+
+
+def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity, eta, rel_eta, log_delta_hint,
+                            order, max_bins, progress, budget_prec) -> RadialEnclosure:
+    """:func:`sgg_delta_enclosure` at the current working precision (``budget_prec``: the caller's, which
+    sets the bin budget)."""
     prob = SGGRadialProblem(dimension, alpha, power, rate, epsilon, sensitivity)
+    prob.input_radius_floor = budget_prec < ctx.prec and any(
+        isinstance(v, arb) and v.rad() != 0 for v in (rate, sensitivity, epsilon))
     eta_arb = eta if isinstance(eta, arb) else arb(eta if isinstance(eta, str) else repr(float(eta)))
     if not (eta_arb > 0):
         raise ValueError("eta must be > 0")
@@ -1875,6 +2216,17 @@ def sgg_delta_enclosure(
               + ([arb(float(prob.eps.mid()))] if prob.c1_is_zero and not (prob._p_is_one() or prob._p_is_two())
                  else [])):
         bp_set[_edge_key(b)] = b
+    prob.layer_mode = _layer_mode(prob)
+    if prob.layer_mode:
+        # the layer around z_s located in the local coordinate; the other scans' points there are dropped
+        # (float ones are one double spacing off, those on ln z are cancellation noise)
+        layer = _layer_breakpoints(prob, float(prob.eps.mid())) + _layer_breakpoints(prob, -float(prob.eps.mid()))
+        if layer:
+            near = arb(2) ** -20
+            bp_set = {key: b for key, b in bp_set.items() if not (abs(b / z_s - 1) < near)}
+            for b in layer:
+                if z_first < b < z_max:
+                    bp_set[_edge_key(b)] = b
     if prob.c1_is_zero and prob.p < 1:
         for b in _cusp_breakpoints(prob):
             if z_first < b < z_max:
@@ -1942,7 +2294,7 @@ def sgg_delta_enclosure(
     # the cost of a bin grows with the precision (a 2048-bit pass of 20 000 bins took 13 min, r1smg T = 2
     # at eps = 10 before the fixes of issue 17): above 256 bits the budget shrinks like 1/prec, so every
     # call of the engine stays bounded (~ a minute at 4096 bits) and a hopeless rung fails fast
-    bin_budget = max_bins if ctx.prec <= 256 else max(2000, max_bins * 256 // ctx.prec)
+    bin_budget = max_bins if budget_prec <= 256 else max(2000, max_bins * 256 // budget_prec)
     while True:
         A, B, lower, upper = assemble()
         width = upper - lower
@@ -2002,7 +2354,9 @@ def sgg_delta_enclosure(
                 progress_made = True
                 continue
             zl_e, zu_e = key
-            zm_e = _split_point(zl_e, zu_e, bps)
+            zm_e = _split_point_layer(prob, zl_e, zu_e, bps) if prob.layer_mode else None
+            if zm_e is None:
+                zm_e = _split_point(zl_e, zu_e, bps)
             if not (zl_e < zm_e < zu_e):
                 zm_e = _sub_double_split(prob, zl_e, zu_e)
                 if zm_e is None:

@@ -245,6 +245,9 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
         if b0 is None:
             return None
         if alpha < dimension - 1:
+            sf = _scale_free_rate(dimension, alpha, power, epsilon, log_delta, sensitivity)
+            if sf is not None:
+                return sf
             slope = (alpha + 1.0) / power
             lb = math.log(b0) + (log_delta - floor) / slope
             if b0 * sensitivity ** power < 1e-3:
@@ -315,6 +318,57 @@ def _engine_refined_rate(dimension: int, alpha: float, power: float, epsilon: fl
 
 def _finite_arb(x) -> bool:
     return bool(x.is_finite())
+
+
+def _scale_free_rate(dimension: int, alpha: float, power: float, epsilon: float, log_delta: float,
+                     sensitivity: float, nodes: int = 96):
+    """float beta from the scale-free limit of delta for ``alpha < T - 1`` (a guess; ``None`` where it does
+    not apply).
+
+    With ``r = s t`` and ``z_s = beta s^p -> 0`` the radial law is ``p z_s^k t^alpha dt / Gamma(k)`` and the
+    loss ``c1 ln Q``, ``Q = (t^2 + 2 w t + 1)/t^2``, so the threshold is explicit and
+    ``delta ~ (p z_s^k / Gamma(k)) I(T, alpha, eps)`` (tests/test_sgg_tiny_delta.py has the R1SMG case).  With
+    ``E = e^(eps/|c1|)``: the A side is ``a^(alpha+1)/(alpha+1)`` (``t < a = 1/(sqrt E + 1)``, ``w* = -1``) plus
+    the layer ``t = 1/(sqrt E + c)``, ``c in [-1, 1]``, where ``w0 = -(1 + 2 c sqrt E + c^2)/(2 (sqrt E + c))``;
+    the B side is the layer ``t = 1/(1 - c sqrt E')``, ``E' = 1/E``, with ``1 + w0 = t E' (1 - c^2)/2`` (no
+    cancellation: the layer is ``e^-(eps/(2|c1|))`` wide, below the doubles at eps = 50, where the quadrature
+    extrapolated from its root at 1e-12 put R1SMG T = 2 at (50, 1e-300) 1e20 below the root in beta and the
+    bracket walked ~60 doublings).  Gauss-Legendre in ``c = sin(theta)`` (square-root ends).  Used only when
+    the root has ``z_s < 1e-3`` (the ``z_s`` terms dropped are then small)."""
+    from scipy.special import betainc, gammaln
+
+    T = int(dimension)
+    c1 = (alpha + 1.0 - T) / 2.0
+    if not c1 < 0 or not (epsilon > 0):
+        return None
+    k = (alpha + 1.0) / power
+    a = 0.5 * (T - 1.0)
+    x, wts = np.polynomial.legendre.leggauss(nodes)
+    theta = 0.5 * math.pi * x
+    c = np.sin(theta)
+    dc = 0.5 * math.pi * wts * np.cos(theta)
+    half_log_e = epsilon / (2.0 * -c1)                     # ln sqrt E
+    with np.errstate(all="ignore"):
+        if half_log_e < 700.0:
+            se = math.exp(half_log_e)
+            t_a = 1.0 / (se + c)
+            w0 = -(1.0 + 2.0 * c * se + c * c) / (2.0 * (se + c))
+            g_a = betainc(a, a, np.clip((1.0 - w0) / 2.0, 0.0, 1.0))        # F_W(-w0)
+            a_side = (1.0 / (se + 1.0)) ** (alpha + 1.0) / (alpha + 1.0) + float(np.sum(dc * t_a ** alpha * g_a * t_a * t_a))
+        else:
+            return None
+        sep = math.exp(-half_log_e)                         # sqrt E'
+        t_b = 1.0 / (1.0 - c * sep)
+        v = t_b * sep * sep * (1.0 - c * c) / 2.0           # 1 + w0
+        g_b = betainc(a, a, np.clip(v / 2.0, 0.0, 1.0))
+        b_side = float(np.sum(dc * t_b ** alpha * g_b * sep * t_b * t_b))
+    integral = a_side - math.exp(epsilon) * b_side
+    if not (math.isfinite(integral) and integral > 0):
+        return None
+    log_zs = float((log_delta - math.log(power) + float(gammaln(k)) - math.log(integral)) / k)
+    if not log_zs < math.log(1e-3):
+        return None
+    return _rate_of_log(log_zs - power * math.log(sensitivity))
 
 
 def _rate_of_log(lb: float):
