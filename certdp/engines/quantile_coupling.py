@@ -118,28 +118,45 @@ class QuantileBounds:
         self.a, self.c = Fraction(a), Fraction(c)
         self.prec = prec
         self._cache: dict[int, float] = {}
+        self._kernels: dict[Fraction, "LossKernel"] = {}
         self.evaluations = 0
 
+    def kernel(self, log_slope: Fraction) -> "LossKernel":
+        """The :class:`LossKernel` of this interval at ``log_slope`` (kept: trial scales share it)."""
+        if log_slope not in self._kernels:
+            self._kernels[log_slope] = LossKernel(self.a, self.c, log_slope)
+        return self._kernels[log_slope]
+
+    def _constants(self) -> tuple[arb, arb, arb, arb, arb]:
+        """(a, c, 1/c, 1/a, 2^-U_BITS) as balls at the working precision (cached per precision)."""
+        if getattr(self, "_const_prec", None) != self.prec:
+            with working_precision(self.prec):
+                a_b, c_b = arb_of(self.a), arb_of(self.c)
+                self._const = (a_b, c_b, 1 / c_b, 1 / a_b, arb(2) ** -U_BITS)
+            self._const_prec = self.prec
+        return self._const
+
     def _sup_cdf_at_most(self, y: float, k: int) -> bool:
-        """Proves sup_{p in [a, c]} F_p(y) <= k / N (False: not proven)."""
-        u = Fraction(k, UNIT)
+        """Proves sup_{p in [a, c]} F_p(y) <= k / N (False: not proven).
+
+        Call inside ``working_precision(self.prec)`` (as :meth:`lower` does)."""
         if y == 0.0:
-            return Fraction(1, 2) <= u
+            return 2 * k >= UNIT
         self.evaluations += 1
-        with working_precision(self.prec):
-            log_abs = arb(abs(y)).log()
-            ta, tc = (arb_of(self.a) * log_abs).exp(), (arb_of(self.c) * log_abs).exp()
-            t_lo, t_hi = (ta, tc) if abs(y) >= 1 else (tc, ta)  # |y|^p monotone in p
-            if y > 0:
-                # F = 1 - Q/2 <= u  <=>  Q >= 2 (1 - u); inf Q at (s_min, t_max)
-                q = arb(t_hi.upper()).gamma_upper(1 / arb_of(self.c), regularized=1)
-                return bool(q >= 2 * (1 - arb_of(u)))
-            # F = Q/2 <= u; sup Q at (s_max, t_min)
-            t0 = arb(t_lo.lower())
-            if t0 < 0:
-                t0 = arb(0)
-            q = t0.gamma_upper(1 / arb_of(self.a), regularized=1)
-            return bool(q <= 2 * arb_of(u))
+        a_b, c_b, inv_c, inv_a, unit_inv = self._constants()
+        log_abs = arb(abs(y)).log()
+        ta, tc = (a_b * log_abs).exp(), (c_b * log_abs).exp()
+        t_lo, t_hi = (ta, tc) if abs(y) >= 1 else (tc, ta)  # |y|^p monotone in p
+        if y > 0:
+            # F = 1 - Q/2 <= u  <=>  Q >= 2 (1 - u) = 2 (N - k) / N; inf Q at (s_min, t_max)
+            q = arb(t_hi.upper()).gamma_upper(inv_c, regularized=1)
+            return bool(q >= arb(2 * (UNIT - k)) * unit_inv)
+        # F = Q/2 <= u; sup Q at (s_max, t_min)
+        t0 = arb(t_lo.lower())
+        if t0 < 0:
+            t0 = arb(0)
+        q = t0.gamma_upper(inv_a, regularized=1)
+        return bool(q <= arb(2 * k) * unit_inv)
 
     def _float_box_quantile(self, u: np.ndarray) -> np.ndarray:
         """Float guess of the largest y with the corner bound sup_box F(y) <= u, in closed form.
@@ -163,17 +180,18 @@ class QuantileBounds:
         if todo:
             u = np.array([k / UNIT for k in todo])
             guess = self._float_box_quantile(u) if self.a != self.c else _float_quantile(float(self.a), u)
-            for k, g in zip(todo, guess):
-                g = float(g)
-                margin = 1e-12 * (1.0 + abs(g))
-                y = -math.inf
-                for _ in range(8):
-                    cand = g - margin
-                    if self._sup_cdf_at_most(cand, k):
-                        y = cand
-                        break
-                    margin *= 64.0
-                self._cache[k] = y
+            with working_precision(self.prec):
+                for k, g in zip(todo, guess):
+                    g = float(g)
+                    margin = 1e-12 * (1.0 + abs(g))
+                    y = -math.inf
+                    for _ in range(8):
+                        cand = g - margin
+                        if self._sup_cdf_at_most(cand, k):
+                            y = cand
+                            break
+                        margin *= 64.0
+                    self._cache[k] = y
         return {k: self._cache[k] for k in ks}
 
 
@@ -189,6 +207,7 @@ def _loss_lower(y: float, c_mid: arb, c_ball: arb, dc_ball: arb, p_mid: arb, p_b
     d l / d p = |z|^p log|z| + p |z|^(p-1) sgn(z) c'(p) - |y|^p log|y|, z = y + c(p)
     (much tighter than the naive ball: the terms nearly cancel); otherwise the naive ball
     evaluation over the box p-ball x c-ball (an enclosure of the same set).
+    Reference implementation of :class:`LossKernel` (same balls, no caching).
     """
     if y == -math.inf:
         return -math.inf
@@ -201,8 +220,75 @@ def _loss_lower(y: float, c_mid: arb, c_ball: arb, dc_ball: arb, p_mid: arb, p_b
         sgn = 1 if z > 0 else -1
         deriv = zp * lz + p_ball * (zp / abs(z)) * (sgn * dc_ball) - (p_ball * ly).exp() * ly
         lo = val - half_width * abs(deriv)
-        return float_lower(arb(lo.lower()))
+        return float_lower(lo)
     return float_lower(abs_pow(z, p_ball) - abs_pow(yb, p_ball))
+
+
+class LossKernel:
+    """The per-bin loss lower bounds of :func:`_loss_lower` for one p-interval and one log-slope,
+    with the pieces that do not depend on the scale cached per cut point.
+
+    For the interval [a, c] and b(p) = b exp(beta (p - p_mid)) the bound of bin y is
+    ``l(p_mid) - w sup_ball |dl/dp|`` (mean-value form, module docstring); |y|^p_mid and
+    |y|^p log|y| on the p-ball are the same for every trial scale, so a search over scales
+    computes them once.  The balls enclose the same quantities as in :func:`_loss_lower`
+    (|z|^(p-1) as exp((p-1) log|z|)), hence the same guarantee: every returned float is
+    <= inf_{p in [a, c]} l(y; p, c(p)).
+    """
+
+    def __init__(self, a: Fraction, c: Fraction, log_slope: Fraction = Fraction(0)):
+        with working_precision(64):
+            self.p_mid = arb_of((Fraction(a) + Fraction(c)) / 2)
+            self.p_ball = arb_of(a).union(arb_of(c))
+            self.half = arb_of((Fraction(c) - Fraction(a)) / 2)
+            self.beta = arb_of(Fraction(log_slope))
+            # c(p) = c_mid exp(-beta (p - p_mid)), c'(p) = -beta c(p)
+            self.factor_ball = (-self.beta * (self.p_ball - self.p_mid)).exp()
+        self.point = a == c
+        self._parts: dict[float, tuple[arb, arb, arb]] = {}
+
+    def _y_parts(self, y: float) -> tuple[arb, arb, arb]:
+        parts = self._parts.get(y)
+        if parts is None:
+            yb = arb(y)
+            ly = abs(yb).log()
+            parts = (yb, (self.p_mid * ly).exp(), (self.p_ball * ly).exp() * ly)
+            self._parts[y] = parts
+        return parts
+
+    def losses(self, ys: list[float], c_mid: arb) -> list[float]:
+        """[float <= inf_p l(y; p)] for the cut points ``ys`` at c(p_mid) = ``c_mid`` (64-bit Arb)."""
+        out = []
+        append = out.append
+        down, neg_inf = math.nextafter, -math.inf
+        with working_precision(64):
+            p_mid, p_ball, half = self.p_mid, self.p_ball, self.half
+            c_ball = c_mid * self.factor_ball
+            # p |z|^(p-1) sgn(z) c'(p) = (sgn(z) p c'(p) / |z|) |z|^p, c'(p) = -beta c(p)
+            k_ball = -self.beta * c_ball * p_ball
+            point = self.point
+            for y in ys:
+                if y == neg_inf:
+                    append(neg_inf)
+                    continue
+                if y == 0.0:
+                    append(float_lower(abs_pow(c_ball, p_ball)))
+                    continue
+                yb, y_mid_pow, y_ball_term = self._y_parts(y)
+                z = yb + c_ball
+                az = abs(z)
+                if not az > 0:
+                    append(float_lower(abs_pow(z, p_ball) - abs_pow(yb, p_ball)))
+                    continue
+                val = (p_mid * abs(yb + c_mid).log()).exp() - y_mid_pow
+                if point:
+                    append(down(float(val.lower()), neg_inf))
+                    continue
+                lz = az.log()
+                ratio = k_ball / az
+                deriv = (p_ball * lz).exp() * ((lz + ratio) if z > 0 else (lz - ratio)) - y_ball_term
+                append(down(float((val - half * abs(deriv)).lower()), neg_inf))
+        return out
 
 
 def _counts_poly(losses: list[float], masses: list[int], h: float) -> tuple[int, fmpz_poly] | None:
@@ -239,14 +325,8 @@ def coupled_delta_lower(a: Fraction, c: Fraction, b: Fraction, eps: Fraction, se
         raise ValueError("h must be a power of two")
     polys = []
     per_coordinate = []
+    kernel = quantiles.kernel(Fraction(log_slope))
     with working_precision(64):
-        p_mid_q = (Fraction(a) + Fraction(c)) / 2
-        p_mid = arb_of(p_mid_q)
-        p_ball = arb_of(a).union(arb_of(c))
-        half = arb_of((Fraction(c) - Fraction(a)) / 2)
-        beta = arb_of(Fraction(log_slope))
-        # c(p) = Delta_i / b(p) = (Delta_i / b) exp(-beta (p - p_mid)); c'(p) = -beta c(p)
-        factor_ball = (-beta * (p_ball - p_mid)).exp()
         seen: dict[tuple, tuple[list[float], list[int]]] = {}
         for d_i, ks in zip(sensitivities, partitions):
             key = (Fraction(d_i), id(ks))
@@ -254,13 +334,11 @@ def coupled_delta_lower(a: Fraction, c: Fraction, b: Fraction, eps: Fraction, se
                 per_coordinate.append(seen[key])
                 continue
             c_mid = arb_of(Fraction(d_i)) / arb_of(Fraction(b))
-            c_ball = c_mid * factor_ball
-            dc_ball = -beta * c_ball
             ys = quantiles.lower(ks)
             # bin j (j = 1..K): (u_j, u_{j+1}], mass k_{j+1} - k_j (k_{K+1} = N); bin 0 dropped (-inf)
             bounds = list(ks) + [UNIT]
             masses = [bounds[j + 1] - bounds[j] for j in range(len(ks))]
-            losses = [_loss_lower(ys[k], c_mid, c_ball, dc_ball, p_mid, p_ball, half) for k in ks]
+            losses = kernel.losses([ys[k] for k in ks], c_mid)
             per_coordinate.append((losses, masses))
             seen[key] = (losses, masses)
     # Clamping keeps the integer vectors short; both moves LOWER a loss, so the bound stays valid:
@@ -291,11 +369,7 @@ def coupled_delta_lower(a: Fraction, c: Fraction, b: Fraction, eps: Fraction, se
     k0 = max(math.floor(Fraction(eps) / h_frac) + 1 - off, 0)
     if k0 > poly.degree():
         return arb(0)
-    if k0 > 0:
-        shift = fmpz_poly([0] * k0 + [1])
-        tail = (poly - poly % shift) // shift  # exact: coefficients k0, k0+1, ... moved down by k0
-    else:
-        tail = poly
+    tail = fmpz_poly(poly.coeffs()[k0:]) if k0 > 0 else poly  # coefficients k0, k0+1, ... moved down
     with working_precision(prec):
         hh = arb_of(h_frac)
         total = arb(tail(1))

@@ -133,8 +133,14 @@ class _CoupledIntervalBounds:
         self.cells, self.loss_step = cells, loss_step
         self.one_d = _Problem(eps, dlt, max(active), moment)
         self.float_b: dict[Fraction, float | None] = {}
+        self.float_1d: dict[float, float | None] = {}
+        self.log_ratio: dict[float, float] = {}  # p -> log(b-hat vector / b-hat 1-D), float model nodes
+        self.width_coefficient = 0.8  # float guess of d(F - L_I)/d|I|, refined from converged bounds
         self.coupled_evaluations = 0
         self.quantile_evaluations = 0
+        # per interval: (log(b_lo / model), secant elasticity), the children's first proposal
+        self.offsets: dict[tuple[Fraction, Fraction], tuple[float, float]] = {}
+        self.elasticity = -4.0  # last secant d log delta_lo / d log b (a float guess)
 
     def b_float(self, p: Fraction) -> float | None:
         from certdp.engines.product_loss import float_product_scale
@@ -145,28 +151,74 @@ class _CoupledIntervalBounds:
                                                   coarse_dt=2.0**-7)
         return self.float_b[p]
 
-    def log_b_model(self, p: Fraction) -> tuple[float, float] | None:
-        """float (log b-hat(p), d log b-hat / dp) from the float scales on the grid 1 + k/16 (a guess:
-        one float solve per grid node, smooth slopes; it only proposes trial scales)."""
-        step = Fraction(1, 16)
-        k = math.floor((p - 1) / step)
-        lo_p, hi_p = 1 + k * step, 1 + (k + 1) * step
-        blo, bhi = self.b_float(lo_p), self.b_float(hi_p)
-        if blo is None or bhi is None:
-            return None
-        slope = (math.log(bhi) - math.log(blo)) / float(step)
-        return math.log(blo) + slope * float(p - lo_p), slope
+    def b_one_d(self, p: float) -> float | None:
+        """float 1-D scale for max_i Delta_i (monotone-loss float solve, ~0.3 ms; a guess)."""
+        from certdp.engines.monotone_loss import float_scale
 
-    def predicted_coupled(self, a: Fraction, c: Fraction) -> float:
-        """float guess of the coupled bound on [a, c] (float model minus the typical interval loss);
-        used only to skip computing bounds that would be split anyway (efficiency, never validity)."""
+        if p not in self.float_1d:
+            self.float_1d[p] = float_scale(p, float(self.eps), float(self.dlt), float(max(self.active)))
+        return self.float_1d[p]
+
+    #: nodes of the float ratio model b-hat(p; Delta) / b-hat(p; max Delta_i) (smooth in p)
+    MODEL_NODES = (Fraction(1), Fraction(9, 8), Fraction(5, 4), Fraction(11, 8), Fraction(3, 2),
+                   Fraction(7, 4), Fraction(2), Fraction(5, 2), Fraction(3), Fraction(4), Fraction(6),
+                   Fraction(8), Fraction(12), Fraction(16))
+
+    def add_model_node(self, p: float, b: float | None) -> None:
+        """Record a float vector scale (e.g. from the seed search) as a node of the ratio model."""
+        one = self.b_one_d(p)
+        if b is not None and one is not None and b > 0 and one > 0:
+            self.log_ratio[p] = math.log(b) - math.log(one)
+
+    def _ratio_node(self, q: Fraction) -> float | None:
+        key = float(q)
+        if key not in self.log_ratio:
+            self.add_model_node(key, self.b_float(q))
+        return self.log_ratio.get(key)
+
+    def log_b_model(self, p: Fraction) -> tuple[float, float] | None:
+        """float (log b-hat(p), d log b-hat / dp), a guess that only proposes trial scales:
+        the 1-D float scale of max_i Delta_i (cheap, exact shape dependence) times the ratio
+        b-hat(p; Delta) / b-hat(p; max_i Delta_i), interpolated linearly in p between float
+        vector solves at :attr:`MODEL_NODES` and any node added by :meth:`add_model_node`."""
+        nodes = self.MODEL_NODES
+        below = max((q for q in nodes if q <= p), default=None)
+        above = min((q for q in nodes if q > p), default=None)
+        below = below if below is not None else above
+        above = above if above is not None else below
+        if self._ratio_node(below) is None or self._ratio_node(above) is None:
+            return None
+        known = sorted(x for x in self.log_ratio if float(below) <= x <= float(above))
+        pf = float(p)
+        lo_x = max((x for x in known if x <= pf), default=known[0])
+        hi_x = min((x for x in known if x > pf), default=known[-1])
+        if hi_x == lo_x:
+            r_slope, r_val = 0.0, self.log_ratio[lo_x]
+        else:
+            r_slope = (self.log_ratio[hi_x] - self.log_ratio[lo_x]) / (hi_x - lo_x)
+            r_val = self.log_ratio[lo_x] + r_slope * (pf - lo_x)
+        step = 1e-3
+        one, one_a, one_c = self.b_one_d(pf), self.b_one_d(max(pf - step, 1.0)), self.b_one_d(pf + step)
+        if one is None or one_a is None or one_c is None:
+            return None
+        d_one = (math.log(one_c) - math.log(one_a)) / (pf + step - max(pf - step, 1.0))
+        return math.log(one) + r_val, d_one + r_slope
+
+    def model_objective_min(self, a: Fraction, c: Fraction) -> float:
+        """float min of the model F at a, mid, c (a guess)."""
         vals = []
         for q in (a, (a + c) / 2, c):
             est = self.log_b_model(q)
             if est is None:
                 return math.inf
             vals.append(self.m * est[0] + math.lgamma((self.m + 1) / float(q)) - math.lgamma(1 / float(q)))
-        return min(vals) - (0.8 * float(c - a) + 0.004)
+        return min(vals)
+
+    def predicted_coupled(self, a: Fraction, c: Fraction) -> float:
+        """float guess of the coupled bound on [a, c] (float model minus the typical interval loss,
+        ``width_coefficient`` |I| + 0.004, the coefficient learned from converged bounds); used only
+        to skip computing bounds that would be split anyway (efficiency, never validity)."""
+        return self.model_objective_min(a, c) - (self.width_coefficient * float(c - a) + 0.004)
 
     def log_moment_lower(self, a: Fraction, c: Fraction, slope: Fraction = Fraction(0)) -> arb:
         """A lower bound of inf_{p in [a, c]} [slope (p - p_mid) + log M_m(p)], p_mid = (a + c) / 2
@@ -189,8 +241,20 @@ class _CoupledIntervalBounds:
         res = self.one_d.lower_bound(a, c, hint=self.one_d.float_cache.get(a))
         return -math.inf if res is None else math.nextafter(float(res[0].mid()), -math.inf)
 
-    def coupled_bound(self, a: Fraction, c: Fraction) -> tuple[float, Fraction | None]:
-        """(L_I, b_lo) from the quantile coupling; (-inf, None) when no scale was proven unsafe."""
+    def coupled_bound(self, a: Fraction, c: Fraction, *, goal: float | None = None, floor: float | None = None,
+                      hint: tuple[float, float] | None = None) -> tuple[float, Fraction | None]:
+        """(L_I, b_lo) from the quantile coupling; (-inf, None) when no scale was proven unsafe.
+
+        The trial scales are float proposals (only the Arb test ``delta_lo > delta`` decides):
+        the first at the float model times ``exp(hint[0])`` (``hint``: the parent interval's
+        ``log(b_lo / model)`` and secant elasticity, recorded in :attr:`offsets`; a child is
+        tighter, so that scale is usually proven unsafe at once), else at the model lowered by the
+        learned interval loss, then secant steps on log delta_lo vs log b.  ``goal``
+        (U*): stop once L_I >= goal (the interval is pruned) or L_I >= ``floor`` + 0.6 (goal -
+        floor) (good enough for the tolerance); ``floor`` (U* - eta): stop when the predicted best
+        L_I stays below it (the interval is split anyway).  These only save evaluations: any
+        proven scale gives a valid bound.
+        """
         from certdp.engines.quantile_coupling import QuantileBounds, coupled_delta_lower, u_partition
 
         est = self.log_b_model((a + c) / 2)
@@ -199,18 +263,34 @@ class _CoupledIntervalBounds:
         # p-dependent trial scale b(p) = b0 exp(beta (p - p_mid)), beta the float slope of log b-hat
         log_b, slope = est
         beta = Fraction(round(slope * 2**20), 2**20) if c > a else Fraction(0)
+        with working_precision(64):
+            m_term = self.log_moment_lower(a, c, self.m * beta)  # L_I = m log b_lo + m_term
+        m_term_f = float(m_term.mid())
         guess = math.exp(log_b)
         pm = float((a + c) / 2)
         shared = u_partition(pm, [float(q) / guess for q in self.active], self.cells)
         parts = [shared] * len(self.active)
         qb = QuantileBounds(a, c)
         target = float(self.dlt) * 1.0005  # aim just above delta (float proposals; the Arb test decides)
-        b_try = guess
-        elasticity = -4.0  # d log delta / d log b, a guess refined by secants
+        # first proposal: the predicted threshold of the coupled bound (the model scale lowered by the
+        # learned interval loss), or the parent's offset from the model when it has one
+        if hint is not None:
+            b_try = guess * math.exp(hint[0])
+            elasticity = hint[1]
+        else:
+            b_try = guess * math.exp(-(self.width_coefficient * float(c - a) + 0.004) / self.m)
+            elasticity = self.elasticity  # d log delta / d log b, a guess refined by secants
+        local_secant = False
         last = None
         found = None  # largest scale proven unsafe (delta_lo > delta)
         failed = None  # smallest scale tried without that proof
-        tries = 6 if c - a <= Fraction(1, 16) else 2  # wide intervals get split anyway
+
+        def objective_at(b: float) -> float:
+            return self.m * math.log(b) + m_term_f
+
+        enough = None if goal is None or floor is None else floor + 0.6 * (goal - floor)
+        tries = 6 if c - a <= Fraction(1, 16) else 3  # wide intervals get split anyway
+        converged = False
         for _ in range(tries):
             b_q = dyadic(b_try, 40)
             self.coupled_evaluations += 1
@@ -224,28 +304,47 @@ class _CoupledIntervalBounds:
                 failed = b_q if failed is None or b_q < failed else failed
             if val > 0 and last is not None and last[1] > 0 and last[0] != b_try:
                 e = (math.log(val) - math.log(last[1])) / (math.log(b_try) - math.log(last[0]))
-                if e < -0.1:
+                if -200 < e < -0.1:
                     elasticity = e
+                    local_secant = True
             if val > 0:
                 last = (b_try, val)
                 nxt = b_try * math.exp((math.log(target) - math.log(val)) / elasticity)
             else:
                 nxt = b_try * 0.7
+            if found is not None:
+                f_found = objective_at(float(found))
+                if goal is not None and f_found > goal:
+                    break  # pruned: no need for a larger scale
+                if enough is not None and f_found >= enough:
+                    break  # within the tolerance's margin
+            if (floor is not None and local_secant and val > 0
+                    and objective_at(max(nxt, float(found or 0))) < floor - 2e-3):
+                break  # even the predicted threshold (local secant) leaves L_I below U* - eta: split anyway
             if found is not None and failed is not None:
                 lo_f, hi_f = float(found), float(failed)
                 if hi_f <= lo_f * (1 + 5e-4):
+                    converged = True
                     break  # bracketed to 5e-4: < 1e-3 on F
                 if not (lo_f < nxt < hi_f):
                     nxt = math.sqrt(lo_f * hi_f)  # secant left the bracket: bisect (geometric)
             if found is not None and nxt <= float(found) * (1 + 5e-4):
+                converged = True
                 break  # the next proposal would gain < 1e-3 on F
             b_try = nxt
         self.quantile_evaluations += qb.evaluations
         if found is None:
             return -math.inf, None
+        self.offsets[(a, c)] = (math.log(float(found)) - log_b, elasticity)
+        if local_secant:
+            self.elasticity = elasticity
         with working_precision(64):
-            val = self.m * arb_of(found).log() + self.log_moment_lower(a, c, self.m * beta)
-            return math.nextafter(float(arb(val.lower()).mid()), -math.inf), found
+            val = self.m * arb_of(found).log() + m_term
+            bound = math.nextafter(float(arb(val.lower()).mid()), -math.inf)
+        if converged and c > a:
+            observed = (self.model_objective_min(a, c) - bound - 0.004) / float(c - a)
+            self.width_coefficient = min(max(0.5 * (self.width_coefficient + observed), 0.25), 1.5)
+        return bound, found
 
 
 #: default certified gap on log L_m for vectors (the 1-D default is 1e-4): the coupling bound's
@@ -300,28 +399,44 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     active = [float(q) for q in active_q]
     ef, df = float(eps), float(dlt)
 
-    def objective(p: float) -> float:
-        b = float_product_scale(p, ef, df, active, polish=False)
-        if b is None:
-            return math.inf
-        return moment * math.log(b) + float(moment_factor(arb(p), moment).log().mid())
+    # float seed (where to look; NOT a decision: the branch and bound below covers all of
+    # [1, p_max] u {inf}): golden section on the float model objective (1-D float scale x the ratio
+    # model of :class:`_CoupledIntervalBounds`, its vector solves are the nodes the branch and
+    # bound reuses), then one vector float solve at the model's minimiser added as a node and the
+    # golden section repeated; [1, min(p_max, 4)] (large p makes the float engine slow).
+    bounds = _CoupledIntervalBounds(eps, dlt, active_q, moment, cells=cells, loss_step=loss_step)
 
-    # float seed: golden-section search on [1, min(p_max, 4)] (where to look; NOT a decision: the
-    # branch and bound below covers all of [1, p_max] u {inf}; large p makes the float engine slow)
-    g = (math.sqrt(5) - 1) / 2
-    a, c = 1.0, min(float(pmax), 4.0)
-    x1, x2 = c - g * (c - a), a + g * (c - a)
-    f1, f2 = objective(x1), objective(x2)
-    for i in range(max(evaluations - 2, 0)):
-        if f1 <= f2:
-            c, x2, f2 = x2, x1, f1
-            x1 = c - g * (c - a)
-            f1 = objective(x1)
-        else:
-            a, x1, f1 = x1, x2, f2
-            x2 = a + g * (c - a)
-            f2 = objective(x2)
-    p_seed = Fraction(f"{(x1 if f1 <= f2 else x2):.4g}")
+    def model_objective(p: float) -> float:
+        est = bounds.log_b_model(Fraction(p))
+        if est is None:
+            return math.inf
+        return moment * est[0] + math.lgamma((moment + 1) / p) - math.lgamma(1 / p)
+
+    def golden(fn, lo: float, hi: float, n: int) -> float:
+        g = (math.sqrt(5) - 1) / 2
+        a, c = lo, hi
+        x1, x2 = c - g * (c - a), a + g * (c - a)
+        f1, f2 = fn(x1), fn(x2)
+        for _ in range(max(n - 2, 0)):
+            if f1 <= f2:
+                c, x2, f2 = x2, x1, f1
+                x1 = c - g * (c - a)
+                f1 = fn(x1)
+            else:
+                a, x1, f1 = x1, x2, f2
+                x2 = a + g * (c - a)
+                f2 = fn(x2)
+        return x1 if f1 <= f2 else x2
+
+    seed_hi = min(float(pmax), 4.0)
+    p_model = golden(model_objective, 1.0, seed_hi, max(evaluations, 2) + 10)
+    for _ in range(2):
+        q = float(Fraction(f"{p_model:.4g}"))
+        if any(abs(q - x) < 5e-3 for x in bounds.log_ratio):
+            break
+        bounds.add_model_node(q, float_product_scale(q, ef, df, active, polish=False, coarse_dt=2.0**-7))
+        p_model = golden(model_objective, 1.0, seed_hi, max(evaluations, 2) + 10)
+    p_seed = Fraction(f"{p_model:.4g}")
 
     def certified(shape):
         # the product engine's cost grows fast with d: finer brackets only for d <= 2
@@ -356,7 +471,6 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     u_star = math.nextafter(float(u_star_arb.mid()), math.inf)
 
     # ---------------------------------------------------------------- certified branch and bound
-    bounds = _CoupledIntervalBounds(eps, dlt, active_q, moment, cells=cells, loss_step=loss_step)
     with working_precision(64):
         f_inf, _ = bounds.one_d.objective_upper(math.inf)  # exact 1-D value for max Delta_i (projection)
         l_inf = math.nextafter(float(arb(f_inf.lower()).mid()), -math.inf)
@@ -371,7 +485,7 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     skipped = {"coupling": 0}
     intervals = 0
 
-    def push(lo_p: Fraction, hi_p: Fraction) -> None:
+    def push(lo_p: Fraction, hi_p: Fraction, parent: tuple[Fraction, Fraction] | None = None) -> None:
         nonlocal intervals
         intervals += 1
         low = bounds.projection_bound(lo_p, hi_p)
@@ -384,7 +498,8 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
             skipped["coupling"] += 1
             heapq.heappush(heap, (low, lo_p, hi_p))
             return
-        low_c, _b = bounds.coupled_bound(lo_p, hi_p)
+        low_c, _b = bounds.coupled_bound(lo_p, hi_p, goal=u_star, floor=u_star - eta_f,
+                                         hint=bounds.offsets.get(parent) if parent else None)
         if trace is not None:
             trace.append((float(lo_p), float(hi_p), low, low_c, round(time.perf_counter() - t0, 2)))
         low = max(low, low_c)
@@ -417,8 +532,8 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
         mid = dyadic((lo_p + hi_p) / 2, 24)
         if not (lo_p < mid < hi_p):
             mid = (lo_p + hi_p) / 2
-        push(lo_p, mid)
-        push(mid, hi_p)
+        push(lo_p, mid, (lo_p, hi_p))
+        push(mid, hi_p, (lo_p, hi_p))
 
     with working_precision(128):
         gain = 1 - sel_upper / best_lower
@@ -438,8 +553,8 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
         "certified_gap": gap,
         "shape_seed": exact_str(p_seed),
         "shape_search": (f"certified branch and bound over [1, {exact_str(pmax)}] u {{inf}} (quantile coupling + "
-                         f"projection lower bounds; seed by float64 golden section on [1, {min(float(pmax), 4.0):g}], "
-                         f"{evaluations} evaluations)"),
+                         f"projection lower bounds; seed by float64 golden section of the float model on "
+                         f"[1, {min(float(pmax), 4.0):g}])"),
         "scale_interval": [str(x) for x in sel_cert.interval],
         "scale": str(sel_cert.value),
         f"L{moment}_upper_per_coordinate": decimal_bounds(sel_upper, 8)[1],
