@@ -308,7 +308,7 @@ def _counts_poly(losses: list[float], masses: list[int], h: float) -> tuple[int,
 def coupled_delta_lower(a: Fraction, c: Fraction, b: Fraction, eps: Fraction, sensitivities,
                         partitions: list[list[int]], quantiles: QuantileBounds, *,
                         log_slope: Fraction = Fraction(0),
-                        h: float = DEFAULT_LOSS_STEP, prec: int = 128) -> arb:
+                        h: float = DEFAULT_LOSS_STEP, prec: int = 128, mass_bits: int | None = None) -> arb:
     """Arb ball whose lower end is <= delta_{p, b(p)}(eps; Delta) for EVERY p in [a, c] (module lemma),
     at the p-dependent scale b(p) = b exp(log_slope (p - p_mid)), p_mid = (a + c) / 2.
 
@@ -316,14 +316,16 @@ def coupled_delta_lower(a: Fraction, c: Fraction, b: Fraction, eps: Fraction, se
     d log b-hat / d p removes the first-order variation of the true delta over the interval
     (``log_slope = 0``: one scale for all p).  ``partitions[i]``: integer u cut points of
     coordinate i (over N = 2^60); ``quantiles``: the certified lower quantiles for [a, c]
-    (shared by every scale).  ``b``, ``log_slope`` exact (Fractions).
+    (shared by every scale).  ``b``, ``log_slope`` exact (Fractions).  ``mass_bits``: round every bin
+    mass down to a multiple of 2^-mass_bits first (shorter integers, faster products; the measure
+    becomes a sub-probability and, h being >= 0, the result stays a lower bound, smaller by at most
+    d K 2^-mass_bits for K bins per coordinate).  Equal coordinates are raised to a power at once.
     """
     if quantiles.a != a or quantiles.c != c:
         raise ValueError("quantile bounds are for another p-interval")
     h_frac = Fraction(h)
     if h_frac.numerator != 1 or h_frac.denominator & (h_frac.denominator - 1):
         raise ValueError("h must be a power of two")
-    polys = []
     per_coordinate = []
     kernel = quantiles.kernel(Fraction(log_slope))
     with working_precision(64):
@@ -351,30 +353,40 @@ def coupled_delta_lower(a: Fraction, c: Fraction, b: Fraction, eps: Fraction, se
     if any(t == -math.inf for t in tops):
         return arb(0)
     eps_f = float(eps)
+    drop = U_BITS - mass_bits if mass_bits is not None and mass_bits < U_BITS else 0
+    groups: dict[int, list] = {}  # coordinates with the same law (same list object) -> one power
     for i, (losses, masses) in enumerate(per_coordinate):
         others_top = sum(t for j, t in enumerate(tops) if j != i)
         others_bottom = sum(min(bt, 0.0) for j, bt in enumerate(bottoms) if j != i)
         floor_i = math.nextafter(eps_f - others_top, -math.inf) - 2 * h * len(tops)
         cap_i = eps_f + 60.0 - others_bottom
+        key = (id(losses), floor_i, cap_i)
+        if key in groups:
+            groups[key][2] += 1
+            continue
         clamped = [-math.inf if l < floor_i else min(l, cap_i) for l in losses]
-        cp = _counts_poly(clamped, masses, h)
+        # masses rounded DOWN to multiples of 2^drop: a sub-probability measure, so (h >= 0) the
+        # expectation can only decrease -- still a lower bound -- with shorter integers
+        cp = _counts_poly(clamped, [m >> drop for m in masses] if drop else masses, h)
         if cp is None:
             return arb(0)
-        polys.append(cp)
-    off = sum(o for o, _ in polys)
-    poly = polys[0][1]
-    for _, q in polys[1:]:
-        poly = poly * q
+        groups[key] = [cp[0], cp[1], 1]
+    off = 0
+    poly = None
+    for o, q, n in groups.values():
+        off += n * o
+        q_n = q if n == 1 else q ** n
+        poly = q_n if poly is None else poly * q_n
     # terms with t = (off + k) h > eps contribute C_k (1 - e^(eps - t)); the rest h = 0
     k0 = max(math.floor(Fraction(eps) / h_frac) + 1 - off, 0)
     if k0 > poly.degree():
         return arb(0)
-    tail = fmpz_poly(poly.coeffs()[k0:]) if k0 > 0 else poly  # coefficients k0, k0+1, ... moved down
+    tail = poly.right_shift(k0) if k0 > 0 else poly  # coefficients k0, k0+1, ... moved down
     with working_precision(prec):
         hh = arb_of(h_frac)
         total = arb(tail(1))
         weighted = arb_poly(tail)((-hh).exp())
         t0 = (off + k0) * hh
         num = total - (arb_of(Fraction(eps)) - t0).exp() * weighted
-        val = num / arb(2) ** (U_BITS * len(polys))
+        val = num / arb(2) ** ((U_BITS - drop) * len(per_coordinate))
         return arb(val.lower()) if val.lower() > 0 else arb(0)

@@ -204,6 +204,14 @@ class _CoupledIntervalBounds:
         d_one = (math.log(one_c) - math.log(one_a)) / (pf + step - max(pf - step, 1.0))
         return math.log(one) + r_val, d_one + r_slope
 
+    def mass_bits(self, bins: int) -> int:
+        """Mass resolution for :func:`coupled_delta_lower`: the dropped mass d K 2^-bits is at most
+        1e-5 delta (a tightness choice; any value gives a valid lower bound)."""
+        from certdp.engines.quantile_coupling import U_BITS
+
+        need = math.log2(len(self.active) * max(bins, 1) / (float(self.dlt) * 1e-5))
+        return min(max(math.ceil(need), 24), U_BITS)
+
     def model_objective_min(self, a: Fraction, c: Fraction) -> float:
         """float min of the model F at a, mid, c (a guess)."""
         vals = []
@@ -294,7 +302,8 @@ class _CoupledIntervalBounds:
         for _ in range(tries):
             b_q = dyadic(b_try, 40)
             self.coupled_evaluations += 1
-            lo = coupled_delta_lower(a, c, b_q, self.eps, self.active, parts, qb, log_slope=beta, h=self.loss_step)
+            lo = coupled_delta_lower(a, c, b_q, self.eps, self.active, parts, qb, log_slope=beta, h=self.loss_step,
+                                     mass_bits=self.mass_bits(len(shared)))
             with working_precision(64):
                 proven = bool(lo > arb_of(self.dlt))
             val = float(lo.mid())
