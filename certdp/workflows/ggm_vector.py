@@ -110,6 +110,38 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
     )
 
 
+def log_moment_lower(a: Fraction, c: Fraction, moment: int, slope: Fraction = Fraction(0)) -> arb:
+    """An exact ball (a point) <= inf_{p in [a, c]} [slope (p - p_mid) + log M_m(p)], p_mid = (a + c) / 2
+    (mean-value form with Arb digamma on the ball, or the naive ball if that is larger; 64 bits)."""
+    from certdp.mechanisms.generalized_gaussian import log_moment_factor
+
+    with working_precision(64):
+        ball = arb_of(a).union(arb_of(c))
+        pm = arb_of((a + c) / 2)
+        half = arb_of((c - a) / 2)
+        mp1 = arb(moment + 1)
+        s = arb_of(slope)
+        deriv = s + (-(mp1 / ball ** 2) * (mp1 / ball).digamma() + (1 / ball ** 2) * (1 / ball).digamma())
+        mv = log_moment_factor(pm, moment) - half * abs(deriv)
+        naive = log_moment_factor(ball, moment) + s * (ball - pm)
+        lo = max(arb(mv.lower()).mid(), arb(naive.lower()).mid()) if mv.is_finite() else arb(naive.lower()).mid()
+        return arb(lo)
+
+
+def infinity_objective_lower(b_lo: Fraction, moment: int) -> float:
+    """A float <= m log b_lo + log M_m(inf) = m log b_lo - log(m + 1), rounded down."""
+    with working_precision(64):
+        val = moment * arb_of(b_lo).log() - arb(moment + 1).log()
+        return math.nextafter(float(arb(val.lower()).mid()), -math.inf)
+
+
+def interval_objective_lower(b_lo: Fraction, m_term: arb, moment: int) -> float:
+    """A float <= m log b_lo + m_term (the interval bound L_I of a proven unsafe b_lo), rounded down."""
+    with working_precision(64):
+        val = moment * arb_of(b_lo).log() + m_term
+        return math.nextafter(float(arb(val.lower()).mid()), -math.inf)
+
+
 class _CoupledIntervalBounds:
     """Certified lower bounds on F(p) = m log b(p) + log M_m(p) over p-intervals, vector sensitivity.
 
@@ -140,6 +172,10 @@ class _CoupledIntervalBounds:
         self.quantile_evaluations = 0
         # per interval: (log(b_lo / model), secant elasticity), the children's first proposal
         self.offsets: dict[tuple[Fraction, Fraction], tuple[float, float]] = {}
+        # the evidence of each bound, for the certificate: interval -> b_lo of the projection lemma /
+        # (b_lo, beta, partition shape p, partition scale guess, bins, mass bits) of the coupling lemma
+        self.projection_scale: dict[tuple[Fraction, Fraction], Fraction] = {}
+        self.coupled_record: dict[tuple[Fraction, Fraction], tuple] = {}
         self.elasticity = -4.0  # last secant d log delta_lo / d log b (a float guess)
 
     def b_float(self, p: Fraction) -> float | None:
@@ -229,25 +265,14 @@ class _CoupledIntervalBounds:
         return self.model_objective_min(a, c) - (self.width_coefficient * float(c - a) + 0.004)
 
     def log_moment_lower(self, a: Fraction, c: Fraction, slope: Fraction = Fraction(0)) -> arb:
-        """A lower bound of inf_{p in [a, c]} [slope (p - p_mid) + log M_m(p)], p_mid = (a + c) / 2
-        (mean-value form with Arb digamma on the ball, or the naive ball if that is larger)."""
-        from certdp.mechanisms.generalized_gaussian import log_moment_factor
-
-        with working_precision(64):
-            ball = arb_of(a).union(arb_of(c))
-            pm = arb_of((a + c) / 2)
-            half = arb_of((c - a) / 2)
-            mp1 = arb(self.m + 1)
-            s = arb_of(slope)
-            deriv = s + (-(mp1 / ball ** 2) * (mp1 / ball).digamma() + (1 / ball ** 2) * (1 / ball).digamma())
-            mv = log_moment_factor(pm, self.m) - half * abs(deriv)
-            naive = log_moment_factor(ball, self.m) + s * (ball - pm)
-            lo = max(arb(mv.lower()).mid(), arb(naive.lower()).mid()) if mv.is_finite() else arb(naive.lower()).mid()
-            return arb(lo)
+        return log_moment_lower(a, c, self.m, slope)
 
     def projection_bound(self, a: Fraction, c: Fraction) -> float:
         res = self.one_d.lower_bound(a, c, hint=self.one_d.float_cache.get(a))
-        return -math.inf if res is None else math.nextafter(float(res[0].mid()), -math.inf)
+        if res is None:
+            return -math.inf
+        self.projection_scale[(a, c)] = res[1]
+        return math.nextafter(float(res[0].mid()), -math.inf)
 
     def coupled_bound(self, a: Fraction, c: Fraction, *, goal: float | None = None, floor: float | None = None,
                       hint: tuple[float, float] | None = None) -> tuple[float, Fraction | None]:
@@ -345,11 +370,10 @@ class _CoupledIntervalBounds:
         if found is None:
             return -math.inf, None
         self.offsets[(a, c)] = (math.log(float(found)) - log_b, elasticity)
+        self.coupled_record[(a, c)] = (found, beta, pm, guess, self.cells, self.mass_bits(len(shared)))
         if local_secant:
             self.elasticity = elasticity
-        with working_precision(64):
-            val = self.m * arb_of(found).log() + m_term
-            bound = math.nextafter(float(arb(val.lower()).mid()), -math.inf)
+        bound = interval_objective_lower(found, m_term, self.m)
         if converged and c > a:
             observed = (self.model_objective_min(a, c) - bound - 0.004) / float(c - a)
             self.width_coefficient = min(max(0.5 * (self.width_coefficient + observed), 0.25), 1.5)
@@ -463,12 +487,12 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     candidates[exact_str(p_seed)] = (sel_cert, sel_upper)
     benchmarks = {}
     best_lower = None
-    inf_lower = None
+    inf_unsafe = None
     for name in ("1", "2", "inf"):
         cert, lower, upper = certified(name)
         candidates[name] = (cert, upper)
         if name == "inf":
-            inf_lower = lower  # M_m(inf) b_lo^m, b_lo the unsafe end of the certified bracket
+            inf_unsafe = Fraction(cert.interval[0])  # unsafe end of the certified bracket (b(inf) > it)
         benchmarks[name] = {"scale_interval": [str(x) for x in cert.interval], "safe_scale": str(cert.value),
                             f"L{moment}_bounds": list(decimal_bounds(lower.union(upper), 8)),
                             "method": cert.method}
@@ -480,30 +504,33 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     u_star = math.nextafter(float(u_star_arb.mid()), math.inf)
 
     # ---------------------------------------------------------------- certified branch and bound
-    with working_precision(64):
-        f_inf, _ = bounds.one_d.objective_upper(math.inf)  # exact 1-D value for max Delta_i (projection)
-        l_inf = math.nextafter(float(arb(f_inf.lower()).mid()), -math.inf)
-    with working_precision(128):
-        # the vector's own p = inf bracket (closed form 1 - prod_i (1 - Delta_i / 2b)_+, App. B.4):
-        # its unsafe end bounds F(inf) below, much better than the projection for balanced vectors
-        if inf_lower is not None and inf_lower > 0:
-            l_inf = max(l_inf, math.nextafter(float(arb(inf_lower.log().lower()).mid()), -math.inf))
+    # p = inf: b(inf; Delta) >= max_i Delta_i / (2 delta) (projection, exact 1-D closed form) and
+    # b(inf; Delta) > b_lo for the unsafe end b_lo of the vector's own bracket (closed form
+    # 1 - prod_i (1 - Delta_i / 2b)_+, App. B.4; much better for balanced vectors): the larger bound
+    inf_evidence = ("projection", max(active_q) / (2 * dlt))
+    if inf_unsafe is not None and inf_unsafe > inf_evidence[1]:
+        inf_evidence = ("closed-form", inf_unsafe)
+    l_inf = infinity_objective_lower(inf_evidence[1], moment)
     eta_f = float(eta)
     heap: list[tuple[float, Fraction, Fraction]] = []
     pruned = {"projection": 0, "coupling": 0}
     skipped = {"coupling": 0}
     intervals = 0
 
+    leaves: dict[tuple[Fraction, Fraction], tuple[float, str]] = {}  # final partition: bound, lemma
+
     def push(lo_p: Fraction, hi_p: Fraction, parent: tuple[Fraction, Fraction] | None = None) -> None:
         nonlocal intervals
         intervals += 1
         low = bounds.projection_bound(lo_p, hi_p)
+        leaves[(lo_p, hi_p)] = (low, "projection")
         if low > u_star:
             pruned["projection"] += 1
             return
-        if bounds.predicted_coupled(lo_p, hi_p) < u_star - eta_f:
+        if hi_p - lo_p > Fraction(1, 128) and bounds.predicted_coupled(lo_p, hi_p) < u_star - eta_f:
             # the coupled bound would not reach U* - eta: the interval gets split anyway (a float
-            # guess, so at worst an extra split); it keeps the projection bound, which is valid
+            # guess, so at worst an extra split); it keeps the projection bound, which is valid.
+            # Narrow intervals are always computed: a biased float model cannot split one forever
             skipped["coupling"] += 1
             heapq.heappush(heap, (low, lo_p, hi_p))
             return
@@ -511,7 +538,9 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
                                          hint=bounds.offsets.get(parent) if parent else None)
         if trace is not None:
             trace.append((float(lo_p), float(hi_p), low, low_c, round(time.perf_counter() - t0, 2)))
-        low = max(low, low_c)
+        if low_c > low:
+            low = low_c
+            leaves[(lo_p, hi_p)] = (low, "coupling")
         if low > u_star:
             pruned["coupling"] += 1
             return
@@ -535,6 +564,7 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
                                  f"{gap:.3g} (tolerance {eta_f:g}); best p = {best_name}, "
                                  f"min log L_{moment} in [{lower_star:.6g}, {u_star:.6g}]")
         low, lo_p, hi_p = heapq.heappop(heap)
+        del leaves[(lo_p, hi_p)]
         if hi_p - lo_p < Fraction(1, 2**30):
             raise UndecidedError(f"vector shape search: interval [{float(lo_p)}, {float(hi_p)}] cannot be resolved "
                                  f"(certified gap {gap:.3g})")
@@ -549,6 +579,24 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
         lo_s = decimal_bounds(arb(lower_star), 12)[0]
         hi_s = decimal_bounds(u_star_arb, 12)[1]
     shape = best_name
+    from certdp.workflows import ggm_vector_certificate
+
+    leaf_list = []
+    for (lo_p, hi_p), (_low, lemma) in sorted(leaves.items()):
+        entry: dict = {"interval": [exact_str(lo_p), exact_str(hi_p)], "lemma": lemma}
+        if lemma == "projection":
+            entry["scale"] = exact_str(bounds.projection_scale[(lo_p, hi_p)])
+        else:
+            b_lo, beta, p_part, b_part, bins, mass_bits = bounds.coupled_record[(lo_p, hi_p)]
+            entry.update(scale=exact_str(b_lo), log_slope=exact_str(beta),
+                         partition={"shape": repr(float(p_part)), "scale": repr(float(b_part)), "bins": bins},
+                         mass_bits=mass_bits, loss_step=exact_str(Fraction(loss_step)))
+        leaf_list.append(entry)
+    certificate = ggm_vector_certificate.build(
+        eps=eps, dlt=dlt, vec=vec, moment=moment, pmax=pmax, eta=eta, shape=shape, scale_certificate=sel_cert,
+        objective_bounds=(lo_s, hi_s), leaves=leaf_list,
+        at_infinity={"lemma": inf_evidence[0], "scale": exact_str(inf_evidence[1])},
+        timing_seconds=round(time.perf_counter() - t0, 3))
     return {
         "kind": "shape-search-vector",
         "mechanism": "ggm",
@@ -584,4 +632,5 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
         "lemma": ("seed 004 App. D.2 (projection), quantile coupling (certdp/engines/quantile_coupling.py), "
                   "App. B.6 (delta decreasing in b), Sec. 4.4 (pruning)"),
         "timing_seconds": round(time.perf_counter() - t0, 3),
+        "certificate": certificate.to_dict(),
     }
