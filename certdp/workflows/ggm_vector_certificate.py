@@ -167,7 +167,7 @@ def _check(cert: Certificate, say: Callable[[str], None], undecided: type[Except
     _require(isinstance(bounds, list) and len(bounds) == 2, "extra.objective_bounds must be [L*, U*]")
     l_star, u_star = (number_text(x, "extra.objective_bounds") for x in bounds)
     _require(l_star <= u_star, "extra.objective_bounds is reversed")
-    _require(u_star - l_star <= eta, f"the gap U* - L* = {float(u_star - l_star):.4g} exceeds the tolerance {eta}")
+    _require(u_star - l_star <= eta, f"the gap U* - L* = {float(u_star - l_star):.4g} exceeds the tolerance {exact_str(eta)}")
 
     # ------------------------------------------------------------ upper half: the selected shape's scale
     from certdp.workflows.verify import verify
