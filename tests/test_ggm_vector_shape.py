@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from certdp.engines.monotone_loss import delta_enclosure
-from certdp.engines.quantile_coupling import UNIT, QuantileBounds, _float_quantile, coupled_delta_lower, u_partition
+from certdp.engines.quantile_coupling import (UNIT, QuantileBounds, _float_quantile_tail, _tails_of, coupled_delta_lower,
+                                             u_partition)
 from certdp.numbers import UndecidedError, arb_of, working_precision
 
 EPS = Fraction(1)
@@ -50,8 +51,8 @@ def test_quantile_bounds_hold_at_every_p_of_the_interval():
             cdf = q if y < 0 else 1 - q
             assert cdf <= mpmath.mpf(k) / UNIT
         # and not absurdly low: close to the smaller of the float quantiles at the two ends
-        q_ends = min(float(_float_quantile(float(p), np.array([k / UNIT]))[0]) for p in (a, c))
-        assert q_ends - 0.02 * (1 + abs(ys[k])) < ys[k] <= q_ends
+        q_ends = min(float(_float_quantile_tail(float(p), *_tails_of([k]))[0]) for p in (a, c))
+        assert q_ends - 0.02 * (1 + abs(ys[k])) < ys[k] <= q_ends * (1 + 1e-9 * (1 if q_ends > 0 else -1))
 
 
 def test_one_coordinate_point_shape_is_below_the_1d_engine_and_tightens_with_n():
@@ -206,3 +207,44 @@ def test_loss_kernel_is_below_the_loss_at_every_p(a, c, beta, b, sens):
             assert lam <= min(true)
             close += lam >= min(true) - (0.05 + 2 * float(c - a)) * (1 + abs(min(true)))  # first order in |I|
         assert close >= 0.9 * len(ks)
+
+
+def _gaussian_delta(b, l2):
+    """Analytic Gaussian (Prop. 3.4) for GGM(2, b), sigma = b / sqrt 2, L2 sensitivity ``l2`` (mpmath)."""
+    sigma = b / mpmath.sqrt(2)
+    return mpmath.ncdf(l2 / (2 * sigma) - sigma / l2) - mpmath.e * mpmath.ncdf(-l2 / (2 * sigma) - sigma / l2)
+
+
+@pytest.mark.parametrize("delta", ["1e-12", "1e-30"])
+def test_tiny_delta_one_coordinate_below_the_1d_engine(delta):
+    """Tails: at the scale where the 1-D delta is `delta` (p = 1.3, Delta = 3), the coupled bound with the
+    tail cut points (u = 1 - 10^-k as exact bins) is below the certified 1-D delta (Thm 3.2, itself
+    tested against mpmath) and within 15 % of it."""
+    from certdp.engines.monotone_loss import float_scale
+
+    p, sens = Fraction(13, 10), Fraction(3)
+    b = Fraction(float_scale(1.3, 1.0, float(delta), 3.0)).limit_denominator(10**6)
+    with working_precision(128):
+        exact = delta_enclosure(arb_of(p), arb_of(b), arb_of(EPS), arb_of(sens))
+    assert 0.5 * float(delta) < float(exact.mid()) < 2 * float(delta)
+    part = u_partition(1.3, [float(sens / b)], 1000, delta=float(delta))
+    low = coupled_delta_lower(p, p, b, EPS, [sens], [part], QuantileBounds(p, p), mass_bits=160)
+    with working_precision(128):
+        assert low.upper() <= exact.lower() and low > 0.85 * exact
+
+
+@pytest.mark.parametrize("delta", ["1e-12", "1e-30"])
+def test_tiny_delta_p2_vector_below_the_gaussian(delta):
+    """Tails, Delta = (1, 2), p = 2: below the analytic Gaussian with ||Delta||_2 (mpmath, 50 digits) at
+    the scale where it equals `delta`, and within 15 % of it."""
+    mpmath.mp.dps = 50
+    l2 = mpmath.sqrt(5)
+    root = mpmath.findroot(lambda x: mpmath.log(_gaussian_delta(x, l2)) - mpmath.log(mpmath.mpf(delta)),
+                           8 if float(delta) > 1e-20 else 14)
+    b = Fraction(float(root)).limit_denominator(10**6)
+    exact = _gaussian_delta(mpmath.mpf(b.numerator) / b.denominator, l2)
+    part = u_partition(2.0, [1 / float(b), 2 / float(b)], 1000, delta=float(delta))
+    low = coupled_delta_lower(Fraction(2), Fraction(2), b, EPS, [Fraction(1), Fraction(2)], [part, part],
+                              QuantileBounds(Fraction(2), Fraction(2)), mass_bits=160)
+    assert mpmath.mpf(low.upper().str(30, radius=False)) <= exact
+    assert float(low.lower()) > 0.85 * float(exact)

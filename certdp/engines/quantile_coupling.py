@@ -21,7 +21,7 @@ since h is non-decreasing,
     delta_{p,b} >= E[h(L_lo)] = sum_k C_k h(k h) / N^d     for every p in I,
 
 where C is the exact integer convolution of the per-coordinate count vectors (masses are
-integers over N = 2^60).  The sum is evaluated in Arb (exact integers, Arb exponentials).
+integers over N = 2^U_BITS, U_BITS = 160).  The sum is evaluated in Arb (exact integers, Arb exponentials).
 Bin 0 (lam = -inf) contributes 0, so the result is a certified LOWER bound of delta,
 uniform over p in I -- the quantity the branch and bound needs (masses do not depend on
 p, so the p-ball dependency that defeats the cut-point engine, docs/ggm.md, is gone; the
@@ -56,7 +56,7 @@ from certdp.numbers.balls import abs_pow, float_lower
 __all__ = ["U_BITS", "QuantileBounds", "u_partition", "coupled_delta_lower", "DEFAULT_LOSS_STEP",
            "DEFAULT_CELLS"]
 
-U_BITS = 60
+U_BITS = 160  # u = k / 2^160: tail masses down to ~1e-48 are exact bins (delta to ~1e-30)
 UNIT = 1 << U_BITS
 DEFAULT_LOSS_STEP = 2.0**-12  # the grid h of the rounded losses
 DEFAULT_CELLS = 1500  # target number of u-bins per coordinate
@@ -64,13 +64,26 @@ DEFAULT_CELLS = 1500  # target number of u-bins per coordinate
 
 def _float_quantile(p: float, u: np.ndarray) -> np.ndarray:
     """Standardized GGD(0, 1, p) quantile in float64 (a guess only)."""
+    u = np.asarray(u, dtype=float)
+    return _float_quantile_tail(p, u > 0.5, np.where(u > 0.5, 2.0 * (1.0 - u), 2.0 * u))
+
+
+def _float_quantile_tail(p: float, up: np.ndarray, q2: np.ndarray) -> np.ndarray:
+    """The quantile from the doubled tail mass ``q2`` = 2 min(u, 1 - u) (``up``: u > 1/2), so that
+    u = 1 - 1e-30 is representable (a guess only)."""
     from scipy.special import gammainccinv
 
     s = 1.0 / p
-    up = u > 0.5
-    q = np.where(up, 2.0 * (1.0 - u), 2.0 * u)
-    r = gammainccinv(s, np.clip(q, 1e-300, 1.0)) ** s
+    r = gammainccinv(s, np.clip(q2, 1e-300, 1.0)) ** s
     return np.where(up, r, -r)
+
+
+def _tails_of(ks: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(u > 1/2, 2 min(u, 1 - u)) for u = k / N as floats, computed from the exact integers (Python's
+    int / int is correctly rounded, so 1 - u keeps its relative accuracy however close u is to 1)."""
+    up = np.array([2 * k > UNIT for k in ks], dtype=bool)
+    q2 = np.array([(2 * (UNIT - k) if 2 * k > UNIT else 2 * k) / UNIT for k in ks], dtype=float)
+    return up, q2
 
 
 def _float_cdf(p: float, y: np.ndarray) -> np.ndarray:
@@ -80,14 +93,26 @@ def _float_cdf(p: float, y: np.ndarray) -> np.ndarray:
     return np.where(y > 0, 1.0 - q, q)
 
 
-def u_partition(p: float, c: float | list[float], cells: int = DEFAULT_CELLS, tail: float = 1e-12) -> list[int]:
-    """Integer cut points k_1 < ... < k_K of (0, N), N = 2^60 (u_j = k_j / N), for the losses
+def _k_of(p: float, y: np.ndarray) -> list[int]:
+    """Integer cut points k ~ F_p(y) N from the float cdf, the upper side through the survival
+    function (N - S(y) N), so that tail cut points keep their accuracy."""
+    from scipy.special import gammaincc
+
+    q = gammaincc(1.0 / p, np.abs(y) ** p) / 2.0  # the tail mass beyond |y| on one side
+    return [UNIT - int(round(float(x) * UNIT)) if yy > 0 else int(round(float(x) * UNIT)) for x, yy in zip(q, y)]
+
+
+def u_partition(p: float, c: float | list[float], cells: int = DEFAULT_CELLS, tail: float = 1e-12,
+                delta: float | None = None) -> list[int]:
+    """Integer cut points k_1 < ... < k_K of (0, N), N = 2^U_BITS (u_j = k_j / N), for the losses
     l(y) = |y + c_i|^p - |y|^p of standardized coordinates at shape ``p`` (``c``: one c_i or a
     list; one partition serves every coordinate, so the certified quantiles are shared).
 
     Float heuristic (any cut points give a valid bound; these set its tightness): equalise
     mass x loss step, i.e. cut where the cumulative sqrt(density x summed loss slopes) is equally
-    spaced, on [F^{-1}(tail), F^{-1}(1 - tail)].
+    spaced, on [F^{-1}(tail), F^{-1}(1 - tail)].  ``delta`` (the target, when small): the tails
+    matter, so the cut points also run geometrically in the tail mass q = min(u, 1 - u) from
+    1e-4 down to min(tail, 1e-5 delta), 30 per decade above and 10 per decade below the median.
     """
     cs = [float(c)] if not isinstance(c, (list, tuple)) else [float(x) for x in c]
     lo = float(_float_quantile(p, np.array([tail]))[0])
@@ -103,14 +128,21 @@ def u_partition(p: float, c: float | list[float], cells: int = DEFAULT_CELLS, ta
     cum = np.concatenate(([0.0], np.cumsum(0.5 * (w[1:] + w[:-1]) * np.diff(ys))))
     targets = np.linspace(0.0, cum[-1], cells)
     y_cut = np.interp(targets, cum, ys)
-    u = _float_cdf(p, y_cut)
-    u = np.clip(u, tail, 1.0 - tail)
-    ks = sorted({int(round(float(x) * UNIT)) for x in u})
-    return [k for k in ks if 0 < k < UNIT]
+    k_tail = max(int(round(tail * UNIT)), 1)
+    ks = {min(max(k, k_tail), UNIT - k_tail) for k in _k_of(p, y_cut)}
+    if delta is not None and delta < 1e-4:
+        deep = min(tail, 1e-5 * delta)
+        decades = math.log10(1e-4 / deep)
+        for per_decade, upper in ((30, True), (10, False)):
+            n = max(int(math.ceil(decades * per_decade)), 1)
+            for i in range(n + 1):
+                k = max(int(round(1e-4 * 10 ** (-decades * i / n) * UNIT)), 1)
+                ks.add(UNIT - k if upper else k)
+    return sorted(k for k in ks if 0 < k < UNIT)
 
 
 class QuantileBounds:
-    """Certified lower quantiles y(k) <= F_p^{-1}(k / 2^60) for every p in [a, c], cached by k."""
+    """Certified lower quantiles y(k) <= F_p^{-1}(k / 2^U_BITS) for every p in [a, c], cached by k."""
 
     def __init__(self, a: Fraction, c: Fraction, prec: int = 64):
         if not (1 <= a <= c):
@@ -158,8 +190,9 @@ class QuantileBounds:
         q = t0.gamma_upper(inv_a, regularized=1)
         return bool(q <= arb(2 * k) * unit_inv)
 
-    def _float_box_quantile(self, u: np.ndarray) -> np.ndarray:
-        """Float guess of the largest y with the corner bound sup_box F(y) <= u, in closed form.
+    def _float_box_quantile(self, tails: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """Float guess of the largest y with the corner bound sup_box F(y) <= u, in closed form
+        (``tails`` = :func:`_tails_of` of the cut points: 2(1 - u) or 2u without cancellation).
 
         y > 0: Q(1/c, max(y^a, y^c)) >= 2(1 - u)  <=>  y <= min(T^(1/a), T^(1/c)), T = Q^{-1}(1/c, 2(1-u));
         y < 0: Q(1/a, min(|y|^a, |y|^c)) <= 2u   <=>  |y| >= max(T^(1/a), T^(1/c)), T = Q^{-1}(1/a, 2u).
@@ -167,9 +200,9 @@ class QuantileBounds:
         from scipy.special import gammainccinv
 
         a, c = float(self.a), float(self.c)
-        up = u > 0.5
-        t_pos = gammainccinv(1.0 / c, np.clip(2.0 * (1.0 - u), 1e-300, 1.0))
-        t_neg = gammainccinv(1.0 / a, np.clip(2.0 * u, 1e-300, 1.0))
+        up, q2 = tails
+        t_pos = gammainccinv(1.0 / c, np.clip(q2, 1e-300, 1.0))
+        t_neg = gammainccinv(1.0 / a, np.clip(q2, 1e-300, 1.0))
         y_pos = np.minimum(t_pos ** (1.0 / a), t_pos ** (1.0 / c))
         y_neg = -np.maximum(t_neg ** (1.0 / a), t_neg ** (1.0 / c))
         return np.where(up, y_pos, y_neg)
@@ -178,8 +211,9 @@ class QuantileBounds:
         """{k: y} with y <= F_p^{-1}(k/N) for all p in [a, c] proven (-inf where no proof was found)."""
         todo = [k for k in ks if k not in self._cache]
         if todo:
-            u = np.array([k / UNIT for k in todo])
-            guess = self._float_box_quantile(u) if self.a != self.c else _float_quantile(float(self.a), u)
+            tails = _tails_of(todo)
+            guess = (self._float_box_quantile(tails) if self.a != self.c
+                     else _float_quantile_tail(float(self.a), *tails))
             with working_precision(self.prec):
                 for k, g in zip(todo, guess):
                     g = float(g)
@@ -315,7 +349,7 @@ def coupled_delta_lower(a: Fraction, c: Fraction, b: Fraction, eps: Fraction, se
     The lemma holds pointwise in p, so the scale may depend on p; a slope matching
     d log b-hat / d p removes the first-order variation of the true delta over the interval
     (``log_slope = 0``: one scale for all p).  ``partitions[i]``: integer u cut points of
-    coordinate i (over N = 2^60); ``quantiles``: the certified lower quantiles for [a, c]
+    coordinate i (over N = 2^U_BITS); ``quantiles``: the certified lower quantiles for [a, c]
     (shared by every scale).  ``b``, ``log_slope`` exact (Fractions).  ``mass_bits``: round every bin
     mass down to a multiple of 2^-mass_bits first (shorter integers, faster products; the measure
     becomes a sub-probability and, h being >= 0, the result stays a lower bound, smaller by at most

@@ -301,7 +301,7 @@ class _CoupledIntervalBounds:
         m_term_f = float(m_term.mid())
         guess = math.exp(log_b)
         pm = float((a + c) / 2)
-        shared = u_partition(pm, [float(q) / guess for q in self.active], self.cells)
+        shared = u_partition(pm, [float(q) / guess for q in self.active], self.cells, delta=float(self.dlt))
         parts = [shared] * len(self.active)
         qb = QuantileBounds(a, c)
         target = float(self.dlt) * 1.0005  # aim just above delta (float proposals; the Arb test decides)

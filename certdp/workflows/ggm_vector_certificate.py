@@ -257,7 +257,7 @@ def _check(cert: Certificate, say: Callable[[str], None], undecided: type[Except
             b_part = _float_field(part, "scale", f"{where}.partition")
             bins = _int_field(part, "bins", 2, MAX_BINS, f"{where}.partition")
             _require(1 <= p_part <= 1e4, f"{where}.partition.shape out of range")
-            shared = u_partition(p_part, [float(q) / b_part for q in active], bins)
+            shared = u_partition(p_part, [float(q) / b_part for q in active], bins, delta=float(dlt))
             qb = QuantileBounds(a, c)
             low = coupled_delta_lower(a, c, b_lo, eps, active, [shared] * len(active), qb, log_slope=beta,
                                       h=float(step), mass_bits=mass_bits)
