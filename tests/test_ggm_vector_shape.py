@@ -248,3 +248,43 @@ def test_tiny_delta_p2_vector_below_the_gaussian(delta):
                               QuantileBounds(Fraction(2), Fraction(2)), mass_bits=160)
     assert mpmath.mpf(low.upper().str(30, radius=False)) <= exact
     assert float(low.lower()) > 0.85 * float(exact)
+
+
+@pytest.mark.parametrize("delta", ["0.01", "1e-12", "1e-30"])
+def test_coupled_upper_bound_above_the_references(delta):
+    """The mirror lemma (coupled_delta_upper, a point p): above the certified 1-D delta (p = 1.3, Delta = 3)
+    and above the analytic Gaussian (p = 2, Delta = (1, 2); mpmath, 50 digits), within 15 %."""
+    from certdp.engines.monotone_loss import float_scale
+    from certdp.engines.quantile_coupling import coupled_delta_upper
+
+    p, sens = Fraction(13, 10), Fraction(3)
+    b = Fraction(float_scale(1.3, 1.0, float(delta), 3.0)).limit_denominator(10**6)
+    with working_precision(128):
+        exact = delta_enclosure(arb_of(p), arb_of(b), arb_of(EPS), arb_of(sens))
+    part = u_partition(1.3, [float(sens / b)], 1000, delta=float(delta))
+    up = coupled_delta_upper(p, b, EPS, [sens], [part], QuantileBounds(p, p))
+    with working_precision(128):
+        assert up.lower() >= exact.upper() and up < 1.15 * exact
+    mpmath.mp.dps = 50
+    l2 = mpmath.sqrt(5)
+    start = 5 if float(delta) > 1e-3 else (8 if float(delta) > 1e-20 else 14)
+    root = mpmath.findroot(lambda x: mpmath.log(_gaussian_delta(x, l2)) - mpmath.log(mpmath.mpf(delta)), start)
+    b2 = Fraction(float(root)).limit_denominator(10**6)
+    gauss = _gaussian_delta(mpmath.mpf(b2.numerator) / b2.denominator, l2)
+    part2 = u_partition(2.0, [1 / float(b2), 2 / float(b2)], 1000, delta=float(delta))
+    up2 = coupled_delta_upper(Fraction(2), b2, EPS, [Fraction(1), Fraction(2)], [part2, part2],
+                              QuantileBounds(Fraction(2), Fraction(2)))
+    assert float(up2.lower()) >= float(gauss) * (1 + 1e-12) and float(up2.upper()) < 1.15 * float(gauss)
+
+
+def test_coupled_point_scale_brackets_the_product_engine():
+    """coupled_point_scale at (1, 0.01, (1, 2)), p = 1.3: its bracket (b_lo, b_hi] meets the product
+    engine's certified bracket (two independent certified constructions of b(1.3))."""
+    from certdp.workflows.ggm_vector import calibrate_vector, coupled_point_scale
+
+    pt = coupled_point_scale(Fraction(13, 10), EPS, Fraction(1, 100), [Fraction(1), Fraction(2)], 3.78)
+    lo, hi = (Fraction(x) for x in pt.interval)
+    cert = calibrate_vector("1.3", 1, "0.01", "1,2", rtol=5e-4)
+    c_lo, c_hi = (Fraction(x) for x in cert.interval)
+    assert lo < hi and lo < c_hi and c_lo < hi  # both contain b(1.3)
+    assert hi / lo < Fraction(103, 100)

@@ -53,7 +53,7 @@ from flint import arb, arb_poly, fmpz_poly
 from certdp.numbers import arb_of, working_precision
 from certdp.numbers.balls import abs_pow, float_lower
 
-__all__ = ["U_BITS", "QuantileBounds", "u_partition", "coupled_delta_lower", "DEFAULT_LOSS_STEP",
+__all__ = ["U_BITS", "QuantileBounds", "u_partition", "coupled_delta_lower", "coupled_delta_upper", "DEFAULT_LOSS_STEP",
            "DEFAULT_CELLS"]
 
 U_BITS = 160  # u = k / 2^160: tail masses down to ~1e-48 are exact bins (delta to ~1e-30)
@@ -150,6 +150,7 @@ class QuantileBounds:
         self.a, self.c = Fraction(a), Fraction(c)
         self.prec = prec
         self._cache: dict[int, float] = {}
+        self._cache_up: dict[int, float] = {}
         self._kernels: dict[Fraction, "LossKernel"] = {}
         self.evaluations = 0
 
@@ -189,6 +190,55 @@ class QuantileBounds:
             t0 = arb(0)
         q = t0.gamma_upper(inv_a, regularized=1)
         return bool(q <= arb(2 * k) * unit_inv)
+
+    def _inf_cdf_at_least(self, y: float, k: int) -> bool:
+        """Proves inf_{p in [a, c]} F_p(y) >= k / N, i.e. y >= F_p^{-1}(k / N) for every p (False: not
+        proven).  Call inside ``working_precision(self.prec)``."""
+        if y == 0.0:
+            return 2 * k <= UNIT
+        self.evaluations += 1
+        a_b, c_b, inv_c, inv_a, unit_inv = self._constants()
+        log_abs = arb(abs(y)).log()
+        ta, tc = (a_b * log_abs).exp(), (c_b * log_abs).exp()
+        t_lo, t_hi = (ta, tc) if abs(y) >= 1 else (tc, ta)
+        if y > 0:
+            # F = 1 - Q/2 >= u  <=>  Q <= 2 (N - k) / N; sup Q at (s_max, t_min)
+            t0 = arb(t_lo.lower())
+            if t0 < 0:
+                t0 = arb(0)
+            q = t0.gamma_upper(inv_a, regularized=1)
+            return bool(q <= arb(2 * (UNIT - k)) * unit_inv)
+        # F = Q/2 >= u; inf Q at (s_min, t_max)
+        q = arb(t_hi.upper()).gamma_upper(inv_c, regularized=1)
+        return bool(q >= arb(2 * k) * unit_inv)
+
+    def upper(self, ks: list[int]) -> dict[int, float]:
+        """{k: y} with y >= F_p^{-1}(k/N) for all p in [a, c] proven (+inf where no proof was found)."""
+        from scipy.special import gammainccinv
+
+        todo = [k for k in ks if k not in self._cache_up]
+        if todo:
+            up, q2 = _tails_of(todo)
+            a, c = float(self.a), float(self.c)
+            # y > 0: Q(1/a, min(y^a, y^c)) <= 2(1-u) <=> y >= max(T^(1/a), T^(1/c)), T = Q^{-1}(1/a, .)
+            # y < 0: Q(1/c, max(|y|^a, |y|^c)) >= 2u  <=> |y| <= min(T^(1/a), T^(1/c)), T = Q^{-1}(1/c, .)
+            t_pos = gammainccinv(1.0 / a, np.clip(q2, 1e-300, 1.0))
+            t_neg = gammainccinv(1.0 / c, np.clip(q2, 1e-300, 1.0))
+            guess = np.where(up, np.maximum(t_pos ** (1.0 / a), t_pos ** (1.0 / c)),
+                             -np.minimum(t_neg ** (1.0 / a), t_neg ** (1.0 / c)))
+            with working_precision(self.prec):
+                for k, g in zip(todo, guess):
+                    g = float(g)
+                    margin = 1e-12 * (1.0 + abs(g))
+                    y = math.inf
+                    for _ in range(8):
+                        cand = g + margin
+                        if self._inf_cdf_at_least(cand, k):
+                            y = cand
+                            break
+                        margin *= 64.0
+                    self._cache_up[k] = y
+        return {k: self._cache_up[k] for k in ks}
 
     def _float_box_quantile(self, tails: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """Float guess of the largest y with the corner bound sup_box F(y) <= u, in closed form
@@ -289,6 +339,23 @@ class LossKernel:
             parts = (yb, (self.p_mid * ly).exp(), (self.p_ball * ly).exp() * ly)
             self._parts[y] = parts
         return parts
+
+    def losses_upper(self, ys: list[float], c_mid: arb) -> list[float]:
+        """[float >= l(y; p)] at the POINT p = a = c (rounded up; +inf for y = +inf)."""
+        if not self.point:
+            raise ValueError("upper losses are implemented at a point p only")
+        out = []
+        up, pos_inf = math.nextafter, math.inf
+        with working_precision(64):
+            p = self.p_mid
+            for y in ys:
+                if y == pos_inf:
+                    out.append(pos_inf)
+                    continue
+                yb = arb(y)
+                val = abs_pow(yb + c_mid, p) - abs_pow(yb, p)
+                out.append(up(float(val.upper()), pos_inf))
+        return out
 
     def losses(self, ys: list[float], c_mid: arb) -> list[float]:
         """[float <= inf_p l(y; p)] for the cut points ``ys`` at c(p_mid) = ``c_mid`` (64-bit Arb)."""
@@ -424,3 +491,103 @@ def coupled_delta_lower(a: Fraction, c: Fraction, b: Fraction, eps: Fraction, se
         num = total - (arb_of(Fraction(eps)) - t0).exp() * weighted
         val = num / arb(2) ** ((U_BITS - drop) * len(per_coordinate))
         return arb(val.lower()) if val.lower() > 0 else arb(0)
+
+
+def coupled_delta_upper(p: Fraction, b: Fraction, eps: Fraction, sensitivities, partitions: list[list[int]],
+                        quantiles: QuantileBounds, *, h: float = DEFAULT_LOSS_STEP, prec: int = 128,
+                        mass_bits: int | None = None) -> arb:
+    """Arb ball whose UPPER end is >= delta_{p, b}(eps; Delta) at the point p (the mirror of the module
+    lemma).
+
+    Lemma (quantile coupling, upper).  With the same coupling Y_i = F_p^{-1}(U_i) and cut points
+    u_1 < ... < u_K, on bin j = (u_j, u_{j+1}] (u_0 = 0) Y_i <= F_p^{-1}(u_{j+1}) <= y^+_{j+1}
+    (certified: inf_p F_p(y^+) >= u_{j+1}), so l_i(Y_i) <= l_i(y^+_{j+1}) (l_i non-decreasing); the
+    top bin (u_K, 1] gets loss +inf (h = 1).  Rounding the losses UP to hZ gives L_up >= L pointwise,
+    so delta = E[h(L)] <= E[h(L_up)].  Masses rounded UP to 2^-mass_bits give a super-measure: the
+    expectation of h >= 0 only grows.  A loss too small to lift any total above eps is raised to
+    min(eps - (others' largest losses) - 2 d h, its own largest) (h stays 0), a loss above eps + 60 - (others' most
+    negative) is raised to +inf (h <= 1) (raising is always valid; these choices keep it tight).  Then
+
+        E = [sum_{(off+k) h > eps} C_k (1 - e^(eps - (off+k) h)) + prod_i M_i - prod_i (M_i - T_i)] / 2^(B d)
+
+    with C the exact convolution of the finite parts, M_i the total and T_i the +inf mass of
+    coordinate i (integers); the last two terms are the configurations with some coordinate at +inf.
+    Exact integers and Arb only: no float decides anything.
+    """
+    if quantiles.a != p or quantiles.c != p:
+        raise ValueError("upper bound: the quantile bounds must be for the point p")
+    h_frac = Fraction(h)
+    if h_frac.numerator != 1 or h_frac.denominator & (h_frac.denominator - 1):
+        raise ValueError("h must be a power of two")
+    kernel = quantiles.kernel(Fraction(0))
+    drop = U_BITS - mass_bits if mass_bits is not None and mass_bits < U_BITS else 0
+    laws = []
+    seen: dict[tuple, tuple] = {}
+    with working_precision(64):
+        for d_i, ks in zip(sensitivities, partitions):
+            key = (Fraction(d_i), id(ks))
+            if key in seen:
+                laws.append(seen[key])
+                continue
+            c_mid = arb_of(Fraction(d_i)) / arb_of(Fraction(b))
+            ys = quantiles.upper(ks)
+            edges = [0] + list(ks)
+            masses = [edges[j + 1] - edges[j] for j in range(len(ks))]
+            top = UNIT - ks[-1]
+            if drop:
+                masses = [-((-m) >> drop) for m in masses]
+                top = -((-top) >> drop)
+            losses = kernel.losses_upper([ys[k] for k in ks], c_mid)
+            law = (losses, masses, top)
+            laws.append(law)
+            seen[key] = law
+    finite_tops = [max((l for l in ls if l != math.inf), default=0.0) for ls, _, _ in laws]
+    finite_bottoms = [min((l for l in ls if l != math.inf), default=0.0) for ls, _, _ in laws]
+    eps_f = float(eps)
+    groups: dict[tuple, list] = {}
+    for i, (losses, masses, top) in enumerate(laws):
+        others_top = sum(t for j, t in enumerate(finite_tops) if j != i)
+        others_bottom = sum(min(bt, 0.0) for j, bt in enumerate(finite_bottoms) if j != i)
+        # raising is always valid (upper bound); at most to this coordinate's own largest finite loss, so
+        # that with every coordinate at most its top the raised total stays <= eps - d h (h unchanged: 0)
+        floor_i = min(math.nextafter(eps_f - others_top, -math.inf) - 2 * h * len(laws), finite_tops[i])
+        cap_i = eps_f + 60.0 - others_bottom
+        key = (id(losses), floor_i, cap_i)
+        if key in groups:
+            groups[key][3] += 1
+            continue
+        pairs, inf_mass = [], top
+        for l, m in zip(losses, masses):
+            if l == math.inf or l > cap_i:
+                inf_mass += m
+            else:
+                pairs.append((math.ceil(max(l, floor_i) / h), m))  # l / h exact (h = 2^-k); ceil: up
+        total = sum(masses) + top
+        if pairs:
+            off = min(i_ for i_, _ in pairs)
+            coeffs = [0] * (max(i_ for i_, _ in pairs) - off + 1)
+            for i_, m in pairs:
+                coeffs[i_ - off] += m
+            poly = fmpz_poly(coeffs)
+        else:
+            off, poly = 0, fmpz_poly([0])
+        groups[key] = [off, poly, (total, inf_mass), 1]
+    off, poly, tot_all, fin_all = 0, None, 1, 1
+    for o, q, (total, inf_mass), n in groups.values():
+        off += n * o
+        q_n = q if n == 1 else q ** n
+        poly = q_n if poly is None else poly * q_n
+        tot_all *= total ** n
+        fin_all *= (total - inf_mass) ** n
+    k0 = max(math.floor(Fraction(eps) / h_frac) + 1 - off, 0)
+    with working_precision(prec):
+        inf_part = arb(tot_all - fin_all)
+        if poly is None or k0 > poly.degree():
+            num = inf_part
+        else:
+            tail = poly.right_shift(k0) if k0 > 0 else poly
+            hh = arb_of(h_frac)
+            t0 = (off + k0) * hh
+            num = arb(tail(1)) - (arb_of(Fraction(eps)) - t0).exp() * arb_poly(tail)((-hh).exp()) + inf_part
+        val = num / arb(2) ** ((U_BITS - drop) * len(laws))
+        return arb(val.upper())

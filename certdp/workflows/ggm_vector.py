@@ -380,6 +380,80 @@ class _CoupledIntervalBounds:
         return bound, found
 
 
+class CoupledPointScale:
+    """A certified scale bracket at a point p from the quantile coupling (used where the product-loss
+    engine cannot certify, e.g. delta below ~1e-9: its float64 error terms are absolute).
+
+    ``interval = (b_lo, b_hi)``: ``coupled_delta_lower(p, b_lo) > delta`` and ``coupled_delta_upper(p,
+    b_hi) <= delta`` proven (exact integers and Arb), so b(p) lies in (b_lo, b_hi] (delta decreasing
+    in b, App. B.6) and GGM(p, b_hi) is (eps, delta)-DP.  ``evidence``: what
+    :mod:`certdp.workflows.ggm_vector_certificate` re-checks (the upper end only)."""
+
+    method = "quantile-coupling-point"
+
+    def __init__(self, shape: Fraction, b_lo: Fraction, b_hi: Fraction, evidence: dict):
+        from decimal import Decimal
+
+        self.shape = shape
+        self.interval = (Decimal(exact_str(b_lo)), Decimal(exact_str(b_hi)))
+        self.value = self.interval[1]
+        self.evidence = evidence
+
+
+def coupled_point_scale(p: Fraction, eps: Fraction, dlt: Fraction, active: list[Fraction], guess: float, *,
+                        cells: int = 1000, loss_step: float = 2.0**-12) -> CoupledPointScale:
+    """Certified bracket (b_lo, b_hi] of b(p) by the coupled lower / upper bounds at the point p (float
+    ``guess`` only proposes; doubling steps then 4 bisections of the safe end)."""
+    from certdp.engines.quantile_coupling import (QuantileBounds, U_BITS, coupled_delta_lower, coupled_delta_upper,
+                                                  u_partition)
+
+    part = u_partition(float(p), [float(q) / guess for q in active], cells, delta=float(dlt))
+    parts = [part] * len(active)
+    need = math.log2(len(active) * max(len(part), 1) / (float(dlt) * 1e-5))
+    mass_bits = min(max(math.ceil(need), 24), U_BITS)
+    qb = QuantileBounds(p, p)
+    with working_precision(64):
+        target = arb_of(dlt)
+
+    def safe(b: Fraction) -> bool:
+        up = coupled_delta_upper(p, b, eps, active, parts, qb, h=loss_step, mass_bits=mass_bits)
+        with working_precision(64):
+            return bool(up <= target)
+
+    def unsafe(b: Fraction) -> bool:
+        low = coupled_delta_lower(p, p, b, eps, active, parts, qb, h=loss_step, mass_bits=mass_bits)
+        with working_precision(64):
+            return bool(low > target)
+
+    def search(test, sign: int) -> tuple[Fraction, Fraction | None]:
+        w, last_fail = 2e-3, None
+        for _ in range(14):
+            b = dyadic(guess * (1 + sign * w), 40)
+            if test(b):
+                break
+            last_fail, w = b, w * 2
+        else:
+            raise UndecidedError(f"coupled point bracket at p = {exact_str(p)}: no scale proven")
+        return b, last_fail
+
+    b_hi, fail_hi = search(safe, +1)
+    if fail_hi is None:
+        fail_hi = dyadic(guess, 40)
+    for _ in range(4):  # tighten the safe end (it sets U*)
+        mid = dyadic((b_hi + fail_hi) / 2, 40)
+        if not (min(b_hi, fail_hi) < mid < max(b_hi, fail_hi)):
+            break
+        if safe(mid):
+            b_hi = mid
+        else:
+            fail_hi = mid
+    b_lo, _ = search(unsafe, -1)
+    evidence = {"shape": exact_str(p), "scale": exact_str(b_hi),
+                "partition": {"shape": repr(float(p)), "scale": repr(float(guess)), "bins": cells},
+                "mass_bits": mass_bits, "loss_step": exact_str(Fraction(loss_step))}
+    return CoupledPointScale(p, b_lo, b_hi, evidence)
+
+
 #: default certified gap on log L_m for vectors (the 1-D default is 1e-4): the coupling bound's
 #: first-order p-interval loss and the product engine's bracket at the upper end set the scale.
 VECTOR_TOLERANCE = "0.02"
@@ -474,7 +548,19 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     def certified(shape):
         # the product engine's cost grows fast with d: finer brackets only for d <= 2
         grid, rtol = (VECTOR_GRID_STEP, 5e-4) if len(active_q) <= 2 else (2.0**-11, 2e-3)
-        cert = calibrate_vector(shape, eps, dlt, ",".join(exact_str(q) for q in vec), grid_step=grid, rtol=rtol)
+        try:
+            cert = calibrate_vector(shape, eps, dlt, ",".join(exact_str(q) for q in vec), grid_step=grid,
+                                    rtol=rtol)
+        except UndecidedError:
+            # the product engine's float64 error terms are absolute (~1e-11): below delta ~1e-9 it
+            # cannot certify; the coupled lower / upper bounds are exact (integers + Arb)
+            if shape in ("2", "inf") or len(active_q) == 1:
+                raise
+            est = bounds.log_b_model(Fraction(shape))
+            if est is None:
+                raise
+            cert = coupled_point_scale(Fraction(shape), eps, dlt, active_q, math.exp(est[0]), cells=cells,
+                                       loss_step=loss_step)
         lo, hi = (Fraction(x) for x in cert.interval)
         with working_precision(128):
             mf = moment_factor(arb_of(shape), moment) if shape != "inf" else arb(1) / (moment + 1)

@@ -61,7 +61,7 @@ def _require(condition: bool, message: str) -> None:
 
 
 def build(*, eps: Fraction, dlt: Fraction, vec: tuple[Fraction, ...], moment: int, pmax: Fraction,
-          eta: Fraction, shape: str, scale_certificate: Certificate, objective_bounds: tuple[str, str],
+          eta: Fraction, shape: str, scale_certificate: Any, objective_bounds: tuple[str, str],
           leaves: list[dict[str, Any]], at_infinity: dict[str, str], timing_seconds: float,
           notes: list[str] | None = None) -> Certificate:
     """The shape-search certificate (see the module docstring); ``leaves`` sorted by interval."""
@@ -74,8 +74,9 @@ def build(*, eps: Fraction, dlt: Fraction, vec: tuple[Fraction, ...], moment: in
         inputs={"epsilon": eps, "delta": dlt, "moment": moment, "p_max": pmax, "tolerance": eta},
         method=SHAPE_METHOD, lemma=SHAPE_LEMMA, timing_seconds=timing_seconds, parameter="shape", value=value,
         extra={"shape": shape, "objective_bounds": list(objective_bounds),
-               "scale_certificate": scale_certificate.to_dict(), "leaves": leaves, "at_infinity": at_infinity,
-               "notes": notes},
+               **({"scale_certificate": scale_certificate.to_dict()} if isinstance(scale_certificate, Certificate)
+                  else {"scale_evidence": scale_certificate.evidence}),
+               "leaves": leaves, "at_infinity": at_infinity, "notes": notes},
     )
 
 
@@ -84,7 +85,7 @@ def statement(cert: Certificate) -> str:
     inp = cert.inputs
     extra = cert.extra
     lo, hi = (list(extra.get("objective_bounds") or ["?", "?"]) + ["?", "?"])[:2]
-    scale = (extra.get("scale_certificate") or {}).get("value", "?")
+    scale = (extra.get("scale_certificate") or {}).get("value") or (extra.get("scale_evidence") or {}).get("scale", "?")
     m = inp.get("moment", "?")
     return (f"GGM with shape p = {extra.get('shape', '?')} and scale {scale} is ({inp.get('epsilon', '?')}, "
             f"{inp.get('delta', '?')})-DP for the sensitivity vector ({cert.parameters.get('sensitivity', '?')}); "
@@ -149,7 +150,7 @@ def _check(cert: Certificate, say: Callable[[str], None], undecided: type[Except
     _require(eps > 0 and 0 < dlt < 1 and pmax > 1 and eta > 0, "inputs out of domain")
     _require(num["moment"].denominator == 1 and 1 <= num["moment"] <= 100, "inputs.moment must be an integer in [1, 100]")
     m = int(num["moment"])
-    allowed = {"shape", "objective_bounds", "scale_certificate", "leaves", "at_infinity", "notes"}
+    allowed = {"shape", "objective_bounds", "scale_certificate", "scale_evidence", "leaves", "at_infinity", "notes"}
     unknown = sorted(set(cert.extra) - allowed)
     _require(not unknown, f"extra field(s) {', '.join(unknown)} are not part of a shape-search certificate")
     if "notes" in cert.extra:
@@ -172,28 +173,62 @@ def _check(cert: Certificate, say: Callable[[str], None], undecided: type[Except
     # ------------------------------------------------------------ upper half: the selected shape's scale
     from certdp.workflows.verify import verify
 
-    scale_data = cert.extra.get("scale_certificate")
-    _require(isinstance(scale_data, dict), "extra.scale_certificate is missing")
-    scale_cert = Certificate.from_dict(scale_data)
-    _require(scale_cert.kind == "calibration" and scale_cert.mechanism == "ggm" and scale_cert.safe_side == "upper",
-             "extra.scale_certificate must be a ggm scale calibration")
-    _require(scale_cert.parameters.get("shape") == shape, "the scale certificate is for another shape")
-    _require(scale_cert.parameters.get("sensitivity") == cert.parameters["sensitivity"],
-             "the scale certificate is for another sensitivity")
-    _require(scale_cert.inputs.get("epsilon") == cert.inputs["epsilon"] and
-             scale_cert.inputs.get("delta") == cert.inputs["delta"], "the scale certificate is for another (eps, delta)")
-    result = verify(scale_cert)
-    if result.status == "UNDECIDED":
-        raise undecided("the selected shape's scale certificate could not be re-proven: " + "; ".join(result.reasons))
-    _require(result.status == "VALID", "the selected shape's scale certificate is invalid: " + "; ".join(result.reasons))
-    b_safe = Fraction(scale_cert.value)
+    _require(("scale_certificate" in cert.extra) != ("scale_evidence" in cert.extra),
+             "exactly one of extra.scale_certificate / extra.scale_evidence is needed")
+    if "scale_certificate" in cert.extra:
+        scale_data = cert.extra.get("scale_certificate")
+        _require(isinstance(scale_data, dict), "extra.scale_certificate must be a certificate")
+        scale_cert = Certificate.from_dict(scale_data)
+        _require(scale_cert.kind == "calibration" and scale_cert.mechanism == "ggm" and
+                 scale_cert.safe_side == "upper", "extra.scale_certificate must be a ggm scale calibration")
+        _require(scale_cert.parameters.get("shape") == shape, "the scale certificate is for another shape")
+        _require(scale_cert.parameters.get("sensitivity") == cert.parameters["sensitivity"],
+                 "the scale certificate is for another sensitivity")
+        _require(scale_cert.inputs.get("epsilon") == cert.inputs["epsilon"] and
+                 scale_cert.inputs.get("delta") == cert.inputs["delta"],
+                 "the scale certificate is for another (eps, delta)")
+        result = verify(scale_cert)
+        if result.status == "UNDECIDED":
+            raise undecided("the selected shape's scale certificate could not be re-proven: "
+                            + "; ".join(result.reasons))
+        _require(result.status == "VALID",
+                 "the selected shape's scale certificate is invalid: " + "; ".join(result.reasons))
+        b_safe = Fraction(scale_cert.value)
+        how = "its certificate verifies"
+    else:
+        ev = cert.extra["scale_evidence"]
+        where = "extra.scale_evidence"
+        _require(isinstance(ev, dict) and set(ev) == {"shape", "scale", "partition", "mass_bits", "loss_step"},
+                 f"{where}: fields")
+        _require(ev["shape"] == shape and shape != "inf", f"{where} is for another shape")
+        p_sel = number_text(shape, f"{where}.shape")
+        b_safe = number_text(ev["scale"], f"{where}.scale")
+        _require(b_safe > 0, f"{where}.scale must be > 0")
+        step = number_text(ev["loss_step"], f"{where}.loss_step")
+        _require(step.numerator == 1 and step.denominator & (step.denominator - 1) == 0 and 2**-30 <= step <= 1,
+                 f"{where}.loss_step must be 2^-k, 0 <= k <= 30")
+        mass_bits = _int_field(ev, "mass_bits", 1, U_BITS, where)
+        part = ev["partition"]
+        _require(isinstance(part, dict) and set(part) == {"shape", "scale", "bins"}, f"{where}.partition: fields")
+        p_part, b_part = _float_field(part, "shape", where), _float_field(part, "scale", where)
+        bins = _int_field(part, "bins", 2, MAX_BINS, where)
+        _require(1 <= p_part <= 1e4, f"{where}.partition.shape out of range")
+        from certdp.engines.quantile_coupling import coupled_delta_upper
+
+        shared = u_partition(p_part, [float(q) / b_part for q in active], bins, delta=float(dlt))
+        up = coupled_delta_upper(p_sel, b_safe, eps, active, [shared] * len(active), QuantileBounds(p_sel, p_sel),
+                                 h=float(step), mass_bits=mass_bits)
+        with working_precision(64):
+            _require(bool(up <= arb_of(dlt)), f"{where}: the coupled upper bound at the recorded scale is not "
+                                              f"proven <= delta")
+        how = "the coupled upper bound of delta re-proven"
     with working_precision(128):
         p_arb = math.inf if shape == "inf" else arb_of(Fraction(shape))
         f_hat = m * arb_of(b_safe).log() + log_moment_factor(p_arb, m)
         _require(bool(f_hat <= arb_of(u_star)), f"U* = {bounds[1]} is below log E|X|^{m} of the selected mechanism "
                                                 f"({f_hat.str(10)})")
-    say(f"upper bound re-proven: the selected GGM(p = {shape}) at scale {scale_cert.value} is private "
-        f"(its certificate verifies) and its log E|X|^{m} is <= U*")
+    say(f"upper bound re-proven: the selected GGM(p = {shape}) at scale {exact_str(b_safe)} is private "
+        f"({how}) and its log E|X|^{m} is <= U*")
 
     # ------------------------------------------------------------ lower half: p = inf
     inf_ev = cert.extra.get("at_infinity")
