@@ -347,3 +347,41 @@ def test_shape_search_forgeries_are_refused(shape_certificate, name):
     forged = _edit_shape(shape_certificate, SHAPE_FORGERIES[name])
     result = certdp.verify(forged)
     assert result.status == "INVALID", (name, result.status, result.reasons)
+
+
+@pytest.fixture(scope="module")
+def shape_certificate_coupled_scale():
+    """A shape-search certificate whose selected scale rests on the coupled upper bound (what happens
+    below delta ~1e-9, where the product engine cannot certify): forced here by making the product
+    engine refuse, at a quick (eps, delta)."""
+    import certdp.workflows.ggm_vector as gv
+    from certdp.numbers import UndecidedError
+
+    real = gv.calibrate_vector
+
+    def refusing(shape, *args, **kwargs):
+        if str(shape) not in ("2", "inf"):
+            raise UndecidedError("product engine refused (test)")
+        return real(shape, *args, **kwargs)
+
+    gv.calibrate_vector = refusing
+    try:
+        return gv.vector_shape_search("1", "0.01", "1,2", tolerance="0.1", p_max=2.0)["certificate"]
+    finally:
+        gv.calibrate_vector = real
+
+
+def test_shape_search_with_coupled_scale_verifies_and_forgeries_fail(shape_certificate_coupled_scale):
+    data = shape_certificate_coupled_scale
+    assert "scale_evidence" in data["extra"] and "scale_certificate" not in data["extra"]
+    assert certdp.verify(json.dumps(data)).status == "VALID"
+
+    def lowered(d):  # the safe scale lowered 5 %: the coupled upper bound no longer proves delta
+        d["extra"]["scale_evidence"]["scale"] = _bump(d["extra"]["scale_evidence"]["scale"], Fraction(95, 100))
+
+    def coarser(d):  # fewer bins: the recomputed bound is looser and does not prove delta at that scale
+        d["extra"]["scale_evidence"]["partition"]["bins"] = 20
+
+    for edit in (lowered, coarser):
+        result = certdp.verify(_edit_shape(data, edit))
+        assert result.status == "INVALID", (edit.__name__, result.reasons)
