@@ -288,3 +288,24 @@ def test_coupled_point_scale_brackets_the_product_engine():
     c_lo, c_hi = (Fraction(x) for x in cert.interval)
     assert lo < hi and lo < c_hi and c_lo < hi  # both contain b(1.3)
     assert hi / lo < Fraction(103, 100)
+
+
+@pytest.mark.slow
+def test_vector_shape_search_at_delta_1e12_certifies_and_verifies():
+    """(1, 1e-12, (1, 2)), tolerance 0.05 on [1, 4]: the product engine cannot certify there, the coupled
+    point bracket gives U*; Laplace is selected, and its safe scale is >= the exact 1-D Laplace scale of
+    Delta_1 + Delta_2 = 3 minus nothing: b(1) <= 3 exactly (loss <= 3 / b, so delta = 0 at b = 3).  The
+    certificate verifies (~15 s under load)."""
+    import json
+
+    from certdp.workflows.ggm_vector import vector_shape_search
+    from certdp.workflows.verify import verify
+
+    r = vector_shape_search("1", "1e-12", "1,2", tolerance="0.05", p_max=4.0, budget_seconds=600)
+    assert r["shape"] == "1" and r["certified_gap"] <= 0.05
+    lo, hi = (float(x) for x in r["objective_bounds"])
+    b = float(r["scale"])
+    assert 2.95 < b < 3.02  # the coupled safe scale sits just above the exact b(1) (just below 3)
+    # F(1) = 2 log b(1) + log M_2(1) = 2 log b(1) + log 2, and b(1) <= 3: the bounds must allow it
+    assert lo <= 2 * math.log(3) + math.log(2) + 1e-9
+    assert verify(json.dumps(r["certificate"])).status == "VALID"

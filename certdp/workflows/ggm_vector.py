@@ -322,7 +322,7 @@ class _CoupledIntervalBounds:
             return self.m * math.log(b) + m_term_f
 
         enough = None if goal is None or floor is None else floor + 0.6 * (goal - floor)
-        tries = 6 if c - a <= Fraction(1, 16) else 3  # wide intervals get split anyway
+        tries = (6 if c - a <= Fraction(1, 16) else 3) + (4 if self.dlt < Fraction(1, 10**6) else 0)
         converged = False
         for _ in range(tries):
             b_q = dyadic(b_try, 40)
@@ -344,6 +344,12 @@ class _CoupledIntervalBounds:
             if val > 0:
                 last = (b_try, val)
                 nxt = b_try * math.exp((math.log(target) - math.log(val)) / elasticity)
+                # far from the threshold (tiny delta: log delta is strongly curved in log b) the
+                # secant can crawl: step at least 5 % towards it
+                if val > 4 * target:
+                    nxt = max(nxt, b_try * 1.05)
+                elif val < target / 4:
+                    nxt = min(nxt, b_try / 1.05)
             else:
                 nxt = b_try * 0.7
             if found is not None:
