@@ -293,9 +293,9 @@ def test_coupled_point_scale_brackets_the_product_engine():
 @pytest.mark.slow
 def test_vector_shape_search_at_delta_1e12_certifies_and_verifies():
     """(1, 1e-12, (1, 2)), tolerance 0.05 on [1, 4]: the product engine cannot certify there, the coupled
-    point bracket gives U*; Laplace is selected, and its safe scale is >= the exact 1-D Laplace scale of
-    Delta_1 + Delta_2 = 3 minus nothing: b(1) <= 3 exactly (loss <= 3 / b, so delta = 0 at b = 3).  The
-    certificate verifies (~15 s under load)."""
+    point bracket gives U*; Laplace is selected.  Reference: for p = 1 the loss is <= (Delta_1 + Delta_2) / b,
+    so delta = 0 at b = 3 and b(1) <= 3 exactly; hence L* <= F(1) <= 2 log 3 + log M_2(1) = 2 log 3 + log 2.
+    The certificate verifies (~15 s under load)."""
     import json
 
     from certdp.workflows.ggm_vector import vector_shape_search
