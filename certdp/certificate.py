@@ -365,9 +365,16 @@ class Certificate:
         if self.kind == "profile":
             return f"delta({eps}) of {mech} with {par} = {value} lies in {enclosure}"
         if self.kind == "shape-search":
-            from certdp.workflows.ggm_vector_certificate import statement
-
-            return statement(self)
+            extra = self.extra
+            lo, hi = (list(extra.get("objective_bounds") or ["?", "?"]) + ["?", "?"])[:2]
+            scale = ((extra.get("scale_certificate") or {}).get("value")
+                     or (extra.get("scale_evidence") or {}).get("scale", "?"))
+            m = self.inputs.get("moment", "?")
+            return (f"GGM with shape p = {extra.get('shape', '?')} and scale {scale} is {dp} for the sensitivity "
+                    f"vector ({self.parameters.get('sensitivity', '?')}); the minimum over p in "
+                    f"[1, {self.inputs.get('p_max', '?')}] u {{inf}} of log E|X_i|^{m} at the minimal private "
+                    f"scale lies in [{lo}, {hi}], and log E|X_i|^{m} of the selected mechanism is at most {hi} "
+                    f"(gap <= tolerance {self.inputs.get('tolerance', '?')})")
         if self.kind == "composition":
             plan = self.parameters.get("plan", "?")
             if self.claim == "delta-enclosure":

@@ -80,20 +80,6 @@ def build(*, eps: Fraction, dlt: Fraction, vec: tuple[Fraction, ...], moment: in
     )
 
 
-def statement(cert: Certificate) -> str:
-    """The guarantee of a shape-search certificate, from its certified fields."""
-    inp = cert.inputs
-    extra = cert.extra
-    lo, hi = (list(extra.get("objective_bounds") or ["?", "?"]) + ["?", "?"])[:2]
-    scale = (extra.get("scale_certificate") or {}).get("value") or (extra.get("scale_evidence") or {}).get("scale", "?")
-    m = inp.get("moment", "?")
-    return (f"GGM with shape p = {extra.get('shape', '?')} and scale {scale} is ({inp.get('epsilon', '?')}, "
-            f"{inp.get('delta', '?')})-DP for the sensitivity vector ({cert.parameters.get('sensitivity', '?')}); "
-            f"the minimum over p in [1, {inp.get('p_max', '?')}] u {{inf}} of log E|X_i|^{m} at the minimal "
-            f"private scale lies in [{lo}, {hi}], and log E|X_i|^{m} of the selected mechanism is at most {hi} "
-            f"(gap <= tolerance {inp.get('tolerance', '?')})")
-
-
 def check(cert: Certificate, say: Callable[[str], None], invalid: type[Exception],
           undecided: type[Exception]) -> None:
     """Re-prove a shape-search certificate (called by :func:`certdp.workflows.verify.verify`)."""
