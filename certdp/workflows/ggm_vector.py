@@ -409,7 +409,7 @@ class CoupledPointScale:
 def coupled_point_scale(p: Fraction, eps: Fraction, dlt: Fraction, active: list[Fraction], guess: float, *,
                         cells: int = 1000, loss_step: float = 2.0**-12) -> CoupledPointScale:
     """Certified bracket (b_lo, b_hi] of b(p) by the coupled lower / upper bounds at the point p (float
-    ``guess`` only proposes; doubling steps then 4 bisections of the safe end)."""
+    ``guess`` only proposes; doubling steps then 4 bisections of each end)."""
     from certdp.engines.quantile_coupling import (QuantileBounds, U_BITS, coupled_delta_lower, coupled_delta_upper,
                                                   u_partition)
 
@@ -453,7 +453,17 @@ def coupled_point_scale(p: Fraction, eps: Fraction, dlt: Fraction, active: list[
             b_hi = mid
         else:
             fail_hi = mid
-    b_lo, _ = search(unsafe, -1)
+    b_lo, fail_lo = search(unsafe, -1)
+    if fail_lo is None:
+        fail_lo = dyadic(guess, 40)
+    for _ in range(4):  # tighten the unsafe end too (it bounds b(p) below)
+        mid = dyadic((b_lo + fail_lo) / 2, 40)
+        if not (min(b_lo, fail_lo) < mid < max(b_lo, fail_lo)):
+            break
+        if unsafe(mid):
+            b_lo = mid
+        else:
+            fail_lo = mid
     evidence = {"shape": exact_str(p), "scale": exact_str(b_hi),
                 "partition": {"shape": repr(float(p)), "scale": repr(float(guess)), "bins": cells},
                 "mass_bits": mass_bits, "loss_step": exact_str(Fraction(loss_step))}
@@ -556,8 +566,22 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     p_seed = Fraction(f"{p_model:.4g}")
 
     def certified(shape):
-        # the product engine's cost grows fast with d: finer brackets only for d <= 2
+        # the product engine's cost grows fast with d: finer brackets only for d <= 2; for d >= 3 the
+        # coupled point bracket (exact integers, loss grid 2^-12) is tighter and faster (d = 5:
+        # 0.7 % wide against ~1.6 % for the product engine at grid 2^-11), the product engine the fallback
         grid, rtol = (VECTOR_GRID_STEP, 5e-4) if len(active_q) <= 2 else (2.0**-11, 2e-3)
+        if len(active_q) >= 3 and shape not in ("2", "inf"):
+            est = bounds.log_b_model(Fraction(shape))
+            if est is not None:
+                try:
+                    cert = coupled_point_scale(Fraction(shape), eps, dlt, active_q, math.exp(est[0]), cells=cells)
+                except UndecidedError:
+                    cert = None
+                if cert is not None:
+                    lo, hi = (Fraction(x) for x in cert.interval)
+                    with working_precision(128):
+                        mf = moment_factor(arb_of(shape), moment)
+                        return cert, mf * arb_of(lo) ** moment, mf * arb_of(hi) ** moment
         try:
             cert = calibrate_vector(shape, eps, dlt, ",".join(exact_str(q) for q in vec), grid_step=grid,
                                     rtol=rtol)
