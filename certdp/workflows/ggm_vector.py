@@ -486,8 +486,11 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     L* <= min_{p in [1, p_max] u {inf}} F(p) <= U*, with ``certified_gap`` = U* - L* <= tolerance,
     and GGM(p-hat, scale) is (eps, delta)-DP with log E|X_i|^m <= U*.
 
-    * U*: certified safe scales at points (:func:`calibrate_vector`, product engine), at the float
-      seed p-hat (a float64 golden-section search, which only says where to look) and p = 1, 2, inf;
+    * U*: certified safe scales at points, at the float seed p-hat (a float64 golden-section search
+      of a float model, which only says where to look) and p = 1, 2, inf: :func:`calibrate_vector`
+      (product engine; closed forms for p = 2, inf) for d <= 2, :func:`coupled_point_scale` (the
+      coupled lower / upper bounds, exact integers) for d >= 3 and where the product engine cannot
+      certify (delta below ~1e-9);
     * lower bounds on intervals I: :class:`_CoupledIntervalBounds` (projection lemma, App. D.2, and
       the quantile-coupling lemma of :mod:`certdp.engines.quantile_coupling`); p = inf:
       b(inf; Delta) >= max_i Delta_i / (2 delta) (projection, 1-D closed form);
