@@ -409,7 +409,7 @@ class CoupledPointScale:
 def coupled_point_scale(p: Fraction, eps: Fraction, dlt: Fraction, active: list[Fraction], guess: float, *,
                         cells: int = 1000, loss_step: float = 2.0**-12) -> CoupledPointScale:
     """Certified bracket (b_lo, b_hi] of b(p) by the coupled lower / upper bounds at the point p (float
-    ``guess`` only proposes; doubling steps then 4 bisections of each end)."""
+    ``guess`` only proposes; a walk from it to each end's threshold, then 5 bisections)."""
     from certdp.engines.quantile_coupling import (QuantileBounds, U_BITS, coupled_delta_lower, coupled_delta_upper,
                                                   u_partition)
 
@@ -431,39 +431,38 @@ def coupled_point_scale(p: Fraction, eps: Fraction, dlt: Fraction, active: list[
         with working_precision(64):
             return bool(low > target)
 
-    def search(test, sign: int) -> tuple[Fraction, Fraction | None]:
-        w, last_fail = 2e-3, None
-        for _ in range(14):
-            b = dyadic(guess * (1 + sign * w), 40)
-            if test(b):
+    def edge(test, true_above: bool) -> Fraction:
+        """The proven end nearest the threshold: walk from the guess (steps 0.2 %, doubling) until the
+        test flips, then 5 bisections; ``true_above``: the test holds for large scales (safe)."""
+        b = dyadic(guess, 40)
+        ok = test(b)
+        b_true, b_false = (b, None) if ok else (None, b)
+        w = 2e-3
+        for _ in range(16):
+            if b_true is not None and b_false is not None:
                 break
-            last_fail, w = b, w * 2
-        else:
+            up = (ok and not true_above) or (not ok and true_above)
+            b = dyadic(b * (1 + w) if up else b * (1 - w), 40)
+            ok = test(b)
+            if ok:
+                b_true = b
+            else:
+                b_false = b
+            w *= 2
+        if b_true is None or b_false is None:
             raise UndecidedError(f"coupled point bracket at p = {exact_str(p)}: no scale proven")
-        return b, last_fail
+        for _ in range(5):
+            mid = dyadic((b_true + b_false) / 2, 40)
+            if not (min(b_true, b_false) < mid < max(b_true, b_false)):
+                break
+            if test(mid):
+                b_true = mid
+            else:
+                b_false = mid
+        return b_true
 
-    b_hi, fail_hi = search(safe, +1)
-    if fail_hi is None:
-        fail_hi = dyadic(guess, 40)
-    for _ in range(4):  # tighten the safe end (it sets U*)
-        mid = dyadic((b_hi + fail_hi) / 2, 40)
-        if not (min(b_hi, fail_hi) < mid < max(b_hi, fail_hi)):
-            break
-        if safe(mid):
-            b_hi = mid
-        else:
-            fail_hi = mid
-    b_lo, fail_lo = search(unsafe, -1)
-    if fail_lo is None:
-        fail_lo = dyadic(guess, 40)
-    for _ in range(4):  # tighten the unsafe end too (it bounds b(p) below)
-        mid = dyadic((b_lo + fail_lo) / 2, 40)
-        if not (min(b_lo, fail_lo) < mid < max(b_lo, fail_lo)):
-            break
-        if unsafe(mid):
-            b_lo = mid
-        else:
-            fail_lo = mid
+    b_hi = edge(safe, True)
+    b_lo = edge(unsafe, False)
     evidence = {"shape": exact_str(p), "scale": exact_str(b_hi),
                 "partition": {"shape": repr(float(p)), "scale": repr(float(guess)), "bins": cells},
                 "mass_bits": mass_bits, "loss_step": exact_str(Fraction(loss_step))}
@@ -580,11 +579,16 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
                     cert = coupled_point_scale(Fraction(shape), eps, dlt, active_q, math.exp(est[0]), cells=cells)
                 except UndecidedError:
                     cert = None
-                if cert is not None:
+                if cert is not None and Fraction(cert.interval[1]) <= Fraction(cert.interval[0]) * Fraction(101, 100):
                     lo, hi = (Fraction(x) for x in cert.interval)
                     with working_precision(128):
                         mf = moment_factor(arb_of(shape), moment)
                         return cert, mf * arb_of(lo) ** moment, mf * arb_of(hi) ** moment
+                coupled = cert  # wider than 1 % (e.g. p near 1): also ask the product engine, keep the tighter
+            else:
+                coupled = None
+        else:
+            coupled = None
         try:
             cert = calibrate_vector(shape, eps, dlt, ",".join(exact_str(q) for q in vec), grid_step=grid,
                                     rtol=rtol)
@@ -593,11 +597,20 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
             # cannot certify; the coupled lower / upper bounds are exact (integers + Arb)
             if shape in ("2", "inf") or len(active_q) == 1:
                 raise
+            if coupled is not None:
+                cert = coupled
+                coupled = None
+                lo, hi = (Fraction(x) for x in cert.interval)
+                with working_precision(128):
+                    mf = moment_factor(arb_of(shape), moment)
+                    return cert, mf * arb_of(lo) ** moment, mf * arb_of(hi) ** moment
             est = bounds.log_b_model(Fraction(shape))
             if est is None:
                 raise
             cert = coupled_point_scale(Fraction(shape), eps, dlt, active_q, math.exp(est[0]), cells=cells,
                                        loss_step=loss_step)
+        if coupled is not None and Fraction(coupled.interval[1]) < Fraction(cert.interval[1]):
+            cert = coupled  # the smaller certified safe scale
         lo, hi = (Fraction(x) for x in cert.interval)
         with working_precision(128):
             mf = moment_factor(arb_of(shape), moment) if shape != "inf" else arb(1) / (moment + 1)
