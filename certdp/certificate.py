@@ -3,7 +3,7 @@
 A certificate is a *statement* plus the data that lets anyone re-prove it
 (:func:`certdp.workflows.verify.verify`). Schema 2 makes the statement explicit:
 
-``kind``   ``calibration`` | ``audit`` | ``profile``
+``kind``   ``calibration`` | ``audit`` | ``profile`` | ``composition`` | ``shape-search``
 ``claim``  what is asserted (one of :data:`CLAIMS_BY_KIND`):
 
 * ``minimal``    (calibration) the ``interval`` brackets the minimal parameter at the target
@@ -15,7 +15,11 @@ A certificate is a *statement* plus the data that lets anyone re-prove it
   about whether it is private;
 * ``verdict``    (audit) ``verdict`` (VALID / VIOLATED / UNDECIDED) of the claim
   "the mechanism at ``value`` is (epsilon, delta)-DP", with the certified true delta;
-* ``enclosure``  (profile) ``delta_enclosure`` contains delta(epsilon) at ``value``.
+* ``enclosure``  (profile) ``delta_enclosure`` contains delta(epsilon) at ``value``;
+* ``objective-bounds`` (shape-search) the GGM shape choice for a sensitivity vector:
+  ``extra.objective_bounds`` encloses the optimal log E|X_i|^m over all shapes and the selected
+  mechanism (``extra.scale_certificate``) attains at most its upper end
+  (:mod:`certdp.workflows.ggm_vector_certificate`).
 
 The human-readable ``guarantee`` is generated from the certified fields by
 :meth:`Certificate.statement` and ``verify`` regenerates and compares it, so the
@@ -56,6 +60,7 @@ CLAIMS_BY_KIND: dict[str, tuple[str, ...]] = {
     "audit": ("verdict",),
     "profile": ("enclosure",),
     "composition": ("delta-enclosure", "epsilon-enclosure"),
+    "shape-search": ("objective-bounds",),
 }
 VERDICTS = ("VALID", "VIOLATED", "UNDECIDED")
 PROVENANCE_FIELDS = ("created", "timing_seconds", "versions", "precision_bits")
@@ -359,6 +364,17 @@ class Certificate:
                     f"straddles {delta} at the top of the precision ladder")
         if self.kind == "profile":
             return f"delta({eps}) of {mech} with {par} = {value} lies in {enclosure}"
+        if self.kind == "shape-search":
+            extra = self.extra
+            lo, hi = (list(extra.get("objective_bounds") or ["?", "?"]) + ["?", "?"])[:2]
+            scale = ((extra.get("scale_certificate") or {}).get("value")
+                     or (extra.get("scale_evidence") or {}).get("scale", "?"))
+            m = self.inputs.get("moment", "?")
+            return (f"GGM with shape p = {extra.get('shape', '?')} and scale {scale} is {dp} for the sensitivity "
+                    f"vector ({self.parameters.get('sensitivity', '?')}); the minimum over p in "
+                    f"[1, {self.inputs.get('p_max', '?')}] u {{inf}} of log E|X_i|^{m} at the minimal private "
+                    f"scale lies in [{lo}, {hi}], and log E|X_i|^{m} of the selected mechanism is at most {hi} "
+                    f"(gap <= tolerance {self.inputs.get('tolerance', '?')})")
         if self.kind == "composition":
             plan = self.parameters.get("plan", "?")
             if self.claim == "delta-enclosure":

@@ -290,3 +290,98 @@ def test_composed_sgg_endpoints_certificate_forgeries_are_refused():
         edit(forged)
         forged.guarantee = forged.statement()
         assert certdp.verify(forged.seal()).status == "INVALID", label
+
+
+# ------------------------------------------------------------------------------ shape-search (GGM, sensitivity vector)
+@pytest.fixture(scope="module")
+def shape_certificate():
+    from certdp.workflows.ggm_vector import vector_shape_search
+
+    return vector_shape_search("1", "0.01", "1,2", tolerance="0.1", p_max=2.0)["certificate"]
+
+
+def _edit_shape(data, edit):
+    data = json.loads(json.dumps(data))
+    edit(data)
+    cert = Certificate.from_dict(data)
+    cert.guarantee = cert.statement()  # a careful forger regenerates the text and the digest
+    return cert.seal()
+
+
+def _bump(q, factor):
+    return exact_str(Fraction(q) * factor)
+
+
+SHAPE_FORGERIES = {
+    # the claimed gap tightened: L* raised (some leaf's certified bound is now below it)
+    "lower-bound-raised": lambda d: d["extra"]["objective_bounds"].__setitem__(
+        0, exact_str(Fraction(d["extra"]["objective_bounds"][0]) + Fraction(1, 20))),
+    # U* lowered below log E|X|^2 of the selected mechanism
+    "upper-bound-lowered": lambda d: d["extra"]["objective_bounds"].__setitem__(
+        1, exact_str(Fraction(d["extra"]["objective_bounds"][1]) - Fraction(1, 20))),
+    # a leaf's unsafe scale raised 10 %: not proven unsafe
+    "leaf-scale-raised": lambda d: d["extra"]["leaves"][len(d["extra"]["leaves"]) // 2].__setitem__(
+        "scale", _bump(d["extra"]["leaves"][len(d["extra"]["leaves"]) // 2]["scale"], Fraction(11, 10))),
+    # a leaf dropped: the intervals no longer cover [1, p_max]
+    "leaf-dropped": lambda d: d["extra"]["leaves"].pop(1),
+    # p = inf: the closed-form scale raised 10x
+    "infinity-scale-raised": lambda d: d["extra"]["at_infinity"].__setitem__(
+        "scale", _bump(d["extra"]["at_infinity"]["scale"], 10)),
+    # the selected shape's scale certificate edited (its own digest breaks)
+    "scale-certificate-edited": lambda d: d["extra"]["scale_certificate"].__setitem__(
+        "value", _bump(d["extra"]["scale_certificate"]["value"], Fraction(1, 2))),
+    # another shape claimed than the scale certificate's
+    "shape-relabelled": lambda d: (d["extra"].__setitem__("shape", "1.5"), d.__setitem__("value", "1.5")),
+    # a larger tolerance claimed away: the gap is then no longer <= the (smaller) recorded tolerance
+    "tolerance-shrunk": lambda d: d["inputs"].__setitem__("tolerance", "0.001"),
+}
+
+
+def test_shape_search_certificate_verifies(shape_certificate):
+    result = certdp.verify(json.dumps(shape_certificate))
+    assert result.status == "VALID", result.reasons
+
+
+@pytest.mark.parametrize("name", list(SHAPE_FORGERIES))
+def test_shape_search_forgeries_are_refused(shape_certificate, name):
+    forged = _edit_shape(shape_certificate, SHAPE_FORGERIES[name])
+    result = certdp.verify(forged)
+    assert result.status == "INVALID", (name, result.status, result.reasons)
+
+
+@pytest.fixture(scope="module")
+def shape_certificate_coupled_scale():
+    """A shape-search certificate whose selected scale rests on the coupled upper bound (what happens
+    below delta ~1e-9, where the product engine cannot certify): forced here by making the product
+    engine refuse, at a quick (eps, delta)."""
+    import certdp.workflows.ggm_vector as gv
+    from certdp.numbers import UndecidedError
+
+    real = gv.calibrate_vector
+
+    def refusing(shape, *args, **kwargs):
+        if str(shape) not in ("2", "inf"):
+            raise UndecidedError("product engine refused (test)")
+        return real(shape, *args, **kwargs)
+
+    gv.calibrate_vector = refusing
+    try:
+        return gv.vector_shape_search("1", "0.01", "1,2", tolerance="0.1", p_max=2.0)["certificate"]
+    finally:
+        gv.calibrate_vector = real
+
+
+def test_shape_search_with_coupled_scale_verifies_and_forgeries_fail(shape_certificate_coupled_scale):
+    data = shape_certificate_coupled_scale
+    assert "scale_evidence" in data["extra"] and "scale_certificate" not in data["extra"]
+    assert certdp.verify(json.dumps(data)).status == "VALID"
+
+    def lowered(d):  # the safe scale lowered 5 %: the coupled upper bound no longer proves delta
+        d["extra"]["scale_evidence"]["scale"] = _bump(d["extra"]["scale_evidence"]["scale"], Fraction(95, 100))
+
+    def coarser(d):  # fewer bins: the recomputed bound is looser and does not prove delta at that scale
+        d["extra"]["scale_evidence"]["partition"]["bins"] = 20
+
+    for edit in (lowered, coarser):
+        result = certdp.verify(_edit_shape(data, edit))
+        assert result.status == "INVALID", (edit.__name__, result.reasons)

@@ -38,6 +38,9 @@ EXAMPLES: dict[str, dict[str, tuple[dict, list[tuple[str, str]]]]] = {
         "certified-bracket": ({"shape": "1.5", "sensitivity": "3"}, [("1", "0.01"), ("0.5", "1e-3"), ("2", "1e-5")]),
         "product-loss-engine": ({"shape": "1.5", "sensitivity": "1,2"}, [("1", "0.01"), ("0.5", "0.05"),
                                                                            ("2", "0.01")]),
+        # the shape-search certificate (kind shape-search, not a calibration method): test_shape_search_round_trip
+        "quantile-coupling-branch-and-bound": ({"sensitivity": "1,2", "tolerance": "0.1", "p_max": "2"},
+                                               [("1", "0.01")]),
     },
     "sgg": {"certified-bracket": ({"dimension": "10", "alpha": "9", "power": "2", "rtol": "1e-6"},
                                   [("1", "1e-5"), ("2", "1e-3"), ("0.5", "1e-2")])},
@@ -174,3 +177,44 @@ def test_composed_round_trip(name, tmp_path):
         paths[-1].write_text(upgraded.seal().to_json())
     statuses = [r["status"] for r in _verify_in_fresh_process(paths)]
     assert statuses == ["VALID"] + ["INVALID"] * (len(paths) - 1), statuses
+
+
+# ------------------------------------------------------------------ the shape-search certificate (GGM, vectors)
+#: certificate kinds issued by searches rather than calibrate/audit/profile, with their EXAMPLES entry
+SEARCH_KINDS = {"shape-search": ("ggm", "quantile-coupling-branch-and-bound")}
+
+
+def test_every_certificate_kind_has_a_round_trip():
+    from certdp.certificate import CLAIMS_BY_KIND
+
+    covered = {"calibration", "audit", "profile", "composition"} | set(SEARCH_KINDS)
+    assert set(CLAIMS_BY_KIND) <= covered, f"add a round trip for {sorted(set(CLAIMS_BY_KIND) - covered)}"
+    for mech, method in SEARCH_KINDS.values():
+        assert method in EXAMPLES[mech]
+
+
+def test_shape_search_round_trip(tmp_path):
+    """`certdp shape ggm -s 1,2 -o FILE` (small: p_max 2, tolerance 0.1) writes a certificate that
+    `certdp verify` re-proves in a fresh process; the same with L* raised by 0.05 (gap tightened,
+    guarantee regenerated, digest recomputed) is INVALID."""
+    fixed, points = EXAMPLES["ggm"]["quantile-coupling-branch-and-bound"]
+    eps, delta = points[0]
+    path = tmp_path / "shape.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-m", "certdp.cli.main", "shape", "ggm", "-e", eps, "-d", delta,
+                          "-s", fixed["sensitivity"], "-t", fixed["tolerance"], "--p-max", fixed["p_max"],
+                          "-o", str(path), "--json"], capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr
+    cert = Certificate.from_json(path.read_text())
+    assert cert.kind == "shape-search" and cert.claim == "objective-bounds"
+    data = json.loads(path.read_text())
+    lo, hi = (Fraction(x) for x in data["extra"]["objective_bounds"])
+    from certdp.numbers import exact_str
+
+    data["extra"]["objective_bounds"][0] = exact_str(min(lo + Fraction(1, 20), hi))
+    forged = Certificate.from_dict(data)
+    forged.guarantee = forged.statement()
+    forged_path = tmp_path / "tightened.json"
+    forged_path.write_text(forged.seal().to_json())
+    statuses = [r["status"] for r in _verify_in_fresh_process([path, forged_path])]
+    assert statuses == ["VALID", "INVALID"], statuses

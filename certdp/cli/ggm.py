@@ -14,7 +14,7 @@ from certdp.cli.common import (
 )
 from certdp.cli.groups import calibrate, cli, profile
 from certdp.cli.validate import (
-    MAX_GRID_POINTS, PLOT_FILE, SENSITIVITY_VECTOR, SHAPE, Count, GridSpec, Real,
+    MAX_GRID_POINTS, OUTPUT_FILE, PLOT_FILE, SENSITIVITY_VECTOR, SHAPE, Count, GridSpec, Real,
 )
 from certdp.numbers import InputError
 
@@ -101,14 +101,18 @@ def _range(text: str, name: str) -> list[float]:
 @click.option("--grid", is_flag=True, help="Fast float64 two-stage grid over (eps, delta) ranges (ESTIMATE).")
 @click.option("--plot", type=PLOT_FILE, default=None,
               help="PNG: gap/best-p trace (certified search) or p-hat/improvement heatmaps (--grid).")
+@click.option("--output", "-o", type=OUTPUT_FILE, default=None,
+              help="Sensitivity vector: write the shape-search certificate JSON to this file (certdp verify FILE).")
 @json_option
-def shape_ggm(epsilon, delta, sensitivity, moment, tolerance, p_max, grid, plot, as_json):
+def shape_ggm(epsilon, delta, sensitivity, moment, tolerance, p_max, grid, plot, output, as_json):
     """Shape p minimising E|X|^m = b(p)^m M_m(p) at (epsilon, delta), with certified bounds."""
     if _is_vector(sensitivity) and not grid:
         from certdp.workflows.ggm_vector import VECTOR_TOLERANCE
 
-        _vector_shape(epsilon, delta, sensitivity, moment, p_max, tolerance or VECTOR_TOLERANCE, as_json)
+        _vector_shape(epsilon, delta, sensitivity, moment, p_max, tolerance or VECTOR_TOLERANCE, as_json, output)
         return
+    if output:
+        raise InputError("output", "a shape-search certificate is written for a sensitivity vector only")
     tolerance = tolerance or "1e-4"
     if _is_vector(sensitivity):
         raise InputError("sensitivity", "the float grid (--grid) is implemented for scalar sensitivity")
@@ -172,7 +176,7 @@ def _remaining_budget(default: float = 600.0) -> float:
     return max(0.9 * left - 2.0, 0.5) if left > 0 else default
 
 
-def _vector_shape(epsilon, delta, sensitivity, moment, p_max, tolerance, as_json) -> None:
+def _vector_shape(epsilon, delta, sensitivity, moment, p_max, tolerance, as_json, output=None) -> None:
     """Sensitivity vector: certified branch and bound (quantile coupling), certified scales and gain bound."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -192,6 +196,11 @@ def _vector_shape(epsilon, delta, sensitivity, moment, p_max, tolerance, as_json
         data = vector_shape_search(epsilon, delta, sensitivity, moment=moment, p_max=min(float(p_max), 8.0),
                                    tolerance=tolerance, budget_seconds=_remaining_budget(), progress=progress)
     data.pop("history", None)
+    if output:
+        import json
+        from pathlib import Path
+
+        Path(output).write_text(json.dumps(data["certificate"], indent=2, ensure_ascii=True) + "\n", encoding="utf-8")
     if as_json:
         print_json(data)
         return
@@ -211,6 +220,8 @@ def _vector_shape(epsilon, delta, sensitivity, moment, p_max, tolerance, as_json
     t.add_row("improvement >= (certified)", f"{data['improvement_lower_percent']:.2f} %")
     t.add_row("work", f"{data['intervals']} intervals, {data['coupled_evaluations']} coupled evaluations")
     t.add_row("guarantee", data["guarantee"])
+    t.add_row("certificate", f"written to {output} (re-check: certdp verify {output})" if output
+              else "shape-search certificate in --json output, or --output FILE")
     t.add_row("time", f"{data['timing_seconds']:.1f} s")
     console.print(t)
 

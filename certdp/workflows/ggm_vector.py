@@ -110,6 +110,38 @@ def calibrate_vector(shape: object, epsilon: object, delta: object, sensitivity:
     )
 
 
+def log_moment_lower(a: Fraction, c: Fraction, moment: int, slope: Fraction = Fraction(0)) -> arb:
+    """An exact ball (a point) <= inf_{p in [a, c]} [slope (p - p_mid) + log M_m(p)], p_mid = (a + c) / 2
+    (mean-value form with Arb digamma on the ball, or the naive ball if that is larger; 64 bits)."""
+    from certdp.mechanisms.generalized_gaussian import log_moment_factor
+
+    with working_precision(64):
+        ball = arb_of(a).union(arb_of(c))
+        pm = arb_of((a + c) / 2)
+        half = arb_of((c - a) / 2)
+        mp1 = arb(moment + 1)
+        s = arb_of(slope)
+        deriv = s + (-(mp1 / ball ** 2) * (mp1 / ball).digamma() + (1 / ball ** 2) * (1 / ball).digamma())
+        mv = log_moment_factor(pm, moment) - half * abs(deriv)
+        naive = log_moment_factor(ball, moment) + s * (ball - pm)
+        lo = max(arb(mv.lower()).mid(), arb(naive.lower()).mid()) if mv.is_finite() else arb(naive.lower()).mid()
+        return arb(lo)
+
+
+def infinity_objective_lower(b_lo: Fraction, moment: int) -> float:
+    """A float <= m log b_lo + log M_m(inf) = m log b_lo - log(m + 1), rounded down."""
+    with working_precision(64):
+        val = moment * arb_of(b_lo).log() - arb(moment + 1).log()
+        return math.nextafter(float(arb(val.lower()).mid()), -math.inf)
+
+
+def interval_objective_lower(b_lo: Fraction, m_term: arb, moment: int) -> float:
+    """A float <= m log b_lo + m_term (the interval bound L_I of a proven unsafe b_lo), rounded down."""
+    with working_precision(64):
+        val = moment * arb_of(b_lo).log() + m_term
+        return math.nextafter(float(arb(val.lower()).mid()), -math.inf)
+
+
 class _CoupledIntervalBounds:
     """Certified lower bounds on F(p) = m log b(p) + log M_m(p) over p-intervals, vector sensitivity.
 
@@ -133,8 +165,18 @@ class _CoupledIntervalBounds:
         self.cells, self.loss_step = cells, loss_step
         self.one_d = _Problem(eps, dlt, max(active), moment)
         self.float_b: dict[Fraction, float | None] = {}
+        self.float_1d: dict[float, float | None] = {}
+        self.log_ratio: dict[float, float] = {}  # p -> log(b-hat vector / b-hat 1-D), float model nodes
+        self.width_coefficient = 0.8  # float guess of d(F - L_I)/d|I|, refined from converged bounds
         self.coupled_evaluations = 0
         self.quantile_evaluations = 0
+        # per interval: (log(b_lo / model), secant elasticity), the children's first proposal
+        self.offsets: dict[tuple[Fraction, Fraction], tuple[float, float]] = {}
+        # the evidence of each bound, for the certificate: interval -> b_lo of the projection lemma /
+        # (b_lo, beta, partition shape p, partition scale guess, bins, mass bits) of the coupling lemma
+        self.projection_scale: dict[tuple[Fraction, Fraction], Fraction] = {}
+        self.coupled_record: dict[tuple[Fraction, Fraction], tuple] = {}
+        self.elasticity = -4.0  # last secant d log delta_lo / d log b (a float guess)
 
     def b_float(self, p: Fraction) -> float | None:
         from certdp.engines.product_loss import float_product_scale
@@ -145,52 +187,107 @@ class _CoupledIntervalBounds:
                                                   coarse_dt=2.0**-7)
         return self.float_b[p]
 
-    def log_b_model(self, p: Fraction) -> tuple[float, float] | None:
-        """float (log b-hat(p), d log b-hat / dp) from the float scales on the grid 1 + k/16 (a guess:
-        one float solve per grid node, smooth slopes; it only proposes trial scales)."""
-        step = Fraction(1, 16)
-        k = math.floor((p - 1) / step)
-        lo_p, hi_p = 1 + k * step, 1 + (k + 1) * step
-        blo, bhi = self.b_float(lo_p), self.b_float(hi_p)
-        if blo is None or bhi is None:
-            return None
-        slope = (math.log(bhi) - math.log(blo)) / float(step)
-        return math.log(blo) + slope * float(p - lo_p), slope
+    def b_one_d(self, p: float) -> float | None:
+        """float 1-D scale for max_i Delta_i (monotone-loss float solve, ~0.3 ms; a guess)."""
+        from certdp.engines.monotone_loss import float_scale
 
-    def predicted_coupled(self, a: Fraction, c: Fraction) -> float:
-        """float guess of the coupled bound on [a, c] (float model minus the typical interval loss);
-        used only to skip computing bounds that would be split anyway (efficiency, never validity)."""
+        if p not in self.float_1d:
+            self.float_1d[p] = float_scale(p, float(self.eps), float(self.dlt), float(max(self.active)))
+        return self.float_1d[p]
+
+    #: nodes of the float ratio model b-hat(p; Delta) / b-hat(p; max Delta_i) (smooth in p)
+    MODEL_NODES = (Fraction(1), Fraction(9, 8), Fraction(5, 4), Fraction(11, 8), Fraction(3, 2),
+                   Fraction(7, 4), Fraction(2), Fraction(5, 2), Fraction(3), Fraction(4), Fraction(6),
+                   Fraction(8), Fraction(12), Fraction(16))
+
+    def add_model_node(self, p: float, b: float | None) -> None:
+        """Record a float vector scale (e.g. from the seed search) as a node of the ratio model."""
+        one = self.b_one_d(p)
+        if b is not None and one is not None and b > 0 and one > 0:
+            self.log_ratio[p] = math.log(b) - math.log(one)
+
+    def _ratio_node(self, q: Fraction) -> float | None:
+        key = float(q)
+        if key not in self.log_ratio:
+            self.add_model_node(key, self.b_float(q))
+        return self.log_ratio.get(key)
+
+    def log_b_model(self, p: Fraction) -> tuple[float, float] | None:
+        """float (log b-hat(p), d log b-hat / dp), a guess that only proposes trial scales:
+        the 1-D float scale of max_i Delta_i (cheap, exact shape dependence) times the ratio
+        b-hat(p; Delta) / b-hat(p; max_i Delta_i), interpolated linearly in p between float
+        vector solves at :attr:`MODEL_NODES` and any node added by :meth:`add_model_node`."""
+        nodes = self.MODEL_NODES
+        below = max((q for q in nodes if q <= p), default=None)
+        above = min((q for q in nodes if q > p), default=None)
+        below = below if below is not None else above
+        above = above if above is not None else below
+        if self._ratio_node(below) is None or self._ratio_node(above) is None:
+            return None
+        known = sorted(x for x in self.log_ratio if float(below) <= x <= float(above))
+        pf = float(p)
+        lo_x = max((x for x in known if x <= pf), default=known[0])
+        hi_x = min((x for x in known if x > pf), default=known[-1])
+        if hi_x == lo_x:
+            r_slope, r_val = 0.0, self.log_ratio[lo_x]
+        else:
+            r_slope = (self.log_ratio[hi_x] - self.log_ratio[lo_x]) / (hi_x - lo_x)
+            r_val = self.log_ratio[lo_x] + r_slope * (pf - lo_x)
+        step = 1e-3
+        one, one_a, one_c = self.b_one_d(pf), self.b_one_d(max(pf - step, 1.0)), self.b_one_d(pf + step)
+        if one is None or one_a is None or one_c is None:
+            return None
+        d_one = (math.log(one_c) - math.log(one_a)) / (pf + step - max(pf - step, 1.0))
+        return math.log(one) + r_val, d_one + r_slope
+
+    def mass_bits(self, bins: int) -> int:
+        """Mass resolution for :func:`coupled_delta_lower`: the dropped mass d K 2^-bits is at most
+        1e-5 delta (a tightness choice; any value gives a valid lower bound)."""
+        from certdp.engines.quantile_coupling import U_BITS
+
+        need = math.log2(len(self.active) * max(bins, 1) / (float(self.dlt) * 1e-5))
+        return min(max(math.ceil(need), 24), U_BITS)
+
+    def model_objective_min(self, a: Fraction, c: Fraction) -> float:
+        """float min of the model F at a, mid, c (a guess)."""
         vals = []
         for q in (a, (a + c) / 2, c):
             est = self.log_b_model(q)
             if est is None:
                 return math.inf
             vals.append(self.m * est[0] + math.lgamma((self.m + 1) / float(q)) - math.lgamma(1 / float(q)))
-        return min(vals) - (0.8 * float(c - a) + 0.004)
+        return min(vals)
+
+    def predicted_coupled(self, a: Fraction, c: Fraction) -> float:
+        """float guess of the coupled bound on [a, c] (float model minus the typical interval loss,
+        ``width_coefficient`` |I| + 0.004, the coefficient learned from converged bounds); used only
+        to skip computing bounds that would be split anyway (efficiency, never validity)."""
+        return self.model_objective_min(a, c) - (self.width_coefficient * float(c - a) + 0.004)
 
     def log_moment_lower(self, a: Fraction, c: Fraction, slope: Fraction = Fraction(0)) -> arb:
-        """A lower bound of inf_{p in [a, c]} [slope (p - p_mid) + log M_m(p)], p_mid = (a + c) / 2
-        (mean-value form with Arb digamma on the ball, or the naive ball if that is larger)."""
-        from certdp.mechanisms.generalized_gaussian import log_moment_factor
-
-        with working_precision(64):
-            ball = arb_of(a).union(arb_of(c))
-            pm = arb_of((a + c) / 2)
-            half = arb_of((c - a) / 2)
-            mp1 = arb(self.m + 1)
-            s = arb_of(slope)
-            deriv = s + (-(mp1 / ball ** 2) * (mp1 / ball).digamma() + (1 / ball ** 2) * (1 / ball).digamma())
-            mv = log_moment_factor(pm, self.m) - half * abs(deriv)
-            naive = log_moment_factor(ball, self.m) + s * (ball - pm)
-            lo = max(arb(mv.lower()).mid(), arb(naive.lower()).mid()) if mv.is_finite() else arb(naive.lower()).mid()
-            return arb(lo)
+        return log_moment_lower(a, c, self.m, slope)
 
     def projection_bound(self, a: Fraction, c: Fraction) -> float:
         res = self.one_d.lower_bound(a, c, hint=self.one_d.float_cache.get(a))
-        return -math.inf if res is None else math.nextafter(float(res[0].mid()), -math.inf)
+        if res is None:
+            return -math.inf
+        self.projection_scale[(a, c)] = res[1]
+        return math.nextafter(float(res[0].mid()), -math.inf)
 
-    def coupled_bound(self, a: Fraction, c: Fraction) -> tuple[float, Fraction | None]:
-        """(L_I, b_lo) from the quantile coupling; (-inf, None) when no scale was proven unsafe."""
+    def coupled_bound(self, a: Fraction, c: Fraction, *, goal: float | None = None, floor: float | None = None,
+                      hint: tuple[float, float] | None = None) -> tuple[float, Fraction | None]:
+        """(L_I, b_lo) from the quantile coupling; (-inf, None) when no scale was proven unsafe.
+
+        The trial scales are float proposals (only the Arb test ``delta_lo > delta`` decides):
+        the first at the float model times ``exp(hint[0])`` (``hint``: the parent interval's
+        ``log(b_lo / model)`` and secant elasticity, recorded in :attr:`offsets`; a child is
+        tighter, so that scale is usually proven unsafe at once), else at the model lowered by the
+        learned interval loss, then secant steps on log delta_lo vs log b.  ``goal``
+        (U*): stop once L_I >= goal (the interval is pruned) or L_I >= ``floor`` + 0.6 (goal -
+        floor) (good enough for the tolerance); ``floor`` (U* - eta): stop when the predicted best
+        L_I stays below it (the interval is split anyway).  These only save evaluations: any
+        proven scale gives a valid bound.
+        """
         from certdp.engines.quantile_coupling import QuantileBounds, coupled_delta_lower, u_partition
 
         est = self.log_b_model((a + c) / 2)
@@ -199,22 +296,39 @@ class _CoupledIntervalBounds:
         # p-dependent trial scale b(p) = b0 exp(beta (p - p_mid)), beta the float slope of log b-hat
         log_b, slope = est
         beta = Fraction(round(slope * 2**20), 2**20) if c > a else Fraction(0)
+        with working_precision(64):
+            m_term = self.log_moment_lower(a, c, self.m * beta)  # L_I = m log b_lo + m_term
+        m_term_f = float(m_term.mid())
         guess = math.exp(log_b)
         pm = float((a + c) / 2)
-        shared = u_partition(pm, [float(q) / guess for q in self.active], self.cells)
+        shared = u_partition(pm, [float(q) / guess for q in self.active], self.cells, delta=float(self.dlt))
         parts = [shared] * len(self.active)
         qb = QuantileBounds(a, c)
         target = float(self.dlt) * 1.0005  # aim just above delta (float proposals; the Arb test decides)
-        b_try = guess
-        elasticity = -4.0  # d log delta / d log b, a guess refined by secants
+        # first proposal: the predicted threshold of the coupled bound (the model scale lowered by the
+        # learned interval loss), or the parent's offset from the model when it has one
+        if hint is not None:
+            b_try = guess * math.exp(hint[0])
+            elasticity = hint[1]
+        else:
+            b_try = guess * math.exp(-(self.width_coefficient * float(c - a) + 0.004) / self.m)
+            elasticity = self.elasticity  # d log delta / d log b, a guess refined by secants
+        local_secant = False
         last = None
         found = None  # largest scale proven unsafe (delta_lo > delta)
         failed = None  # smallest scale tried without that proof
-        tries = 6 if c - a <= Fraction(1, 16) else 2  # wide intervals get split anyway
+
+        def objective_at(b: float) -> float:
+            return self.m * math.log(b) + m_term_f
+
+        enough = None if goal is None or floor is None else floor + 0.6 * (goal - floor)
+        tries = (6 if c - a <= Fraction(1, 16) else 3) + (4 if self.dlt < Fraction(1, 10**6) else 0)
+        converged = False
         for _ in range(tries):
             b_q = dyadic(b_try, 40)
             self.coupled_evaluations += 1
-            lo = coupled_delta_lower(a, c, b_q, self.eps, self.active, parts, qb, log_slope=beta, h=self.loss_step)
+            lo = coupled_delta_lower(a, c, b_q, self.eps, self.active, parts, qb, log_slope=beta, h=self.loss_step,
+                                     mass_bits=self.mass_bits(len(shared)))
             with working_precision(64):
                 proven = bool(lo > arb_of(self.dlt))
             val = float(lo.mid())
@@ -224,28 +338,135 @@ class _CoupledIntervalBounds:
                 failed = b_q if failed is None or b_q < failed else failed
             if val > 0 and last is not None and last[1] > 0 and last[0] != b_try:
                 e = (math.log(val) - math.log(last[1])) / (math.log(b_try) - math.log(last[0]))
-                if e < -0.1:
+                if -200 < e < -0.1:
                     elasticity = e
+                    local_secant = True
             if val > 0:
                 last = (b_try, val)
                 nxt = b_try * math.exp((math.log(target) - math.log(val)) / elasticity)
+                # far from the threshold (tiny delta: log delta is strongly curved in log b) the
+                # secant can crawl: step at least 5 % towards it
+                if val > 4 * target:
+                    nxt = max(nxt, b_try * 1.05)
+                elif val < target / 4:
+                    nxt = min(nxt, b_try / 1.05)
             else:
                 nxt = b_try * 0.7
+            if found is not None:
+                f_found = objective_at(float(found))
+                if goal is not None and f_found > goal:
+                    break  # pruned: no need for a larger scale
+                if enough is not None and f_found >= enough:
+                    break  # within the tolerance's margin
+            if (floor is not None and local_secant and val > 0
+                    and objective_at(max(nxt, float(found or 0))) < floor - 2e-3):
+                break  # even the predicted threshold (local secant) leaves L_I below U* - eta: split anyway
             if found is not None and failed is not None:
                 lo_f, hi_f = float(found), float(failed)
                 if hi_f <= lo_f * (1 + 5e-4):
+                    converged = True
                     break  # bracketed to 5e-4: < 1e-3 on F
                 if not (lo_f < nxt < hi_f):
                     nxt = math.sqrt(lo_f * hi_f)  # secant left the bracket: bisect (geometric)
             if found is not None and nxt <= float(found) * (1 + 5e-4):
+                converged = True
                 break  # the next proposal would gain < 1e-3 on F
             b_try = nxt
         self.quantile_evaluations += qb.evaluations
         if found is None:
             return -math.inf, None
+        self.offsets[(a, c)] = (math.log(float(found)) - log_b, elasticity)
+        self.coupled_record[(a, c)] = (found, beta, pm, guess, self.cells, self.mass_bits(len(shared)))
+        if local_secant:
+            self.elasticity = elasticity
+        bound = interval_objective_lower(found, m_term, self.m)
+        if converged and c > a:
+            observed = (self.model_objective_min(a, c) - bound - 0.004) / float(c - a)
+            self.width_coefficient = min(max(0.5 * (self.width_coefficient + observed), 0.25), 1.5)
+        return bound, found
+
+
+class CoupledPointScale:
+    """A certified scale bracket at a point p from the quantile coupling (used where the product-loss
+    engine cannot certify, e.g. delta below ~1e-9: its float64 error terms are absolute).
+
+    ``interval = (b_lo, b_hi)``: ``coupled_delta_lower(p, b_lo) > delta`` and ``coupled_delta_upper(p,
+    b_hi) <= delta`` proven (exact integers and Arb), so b(p) lies in (b_lo, b_hi] (delta decreasing
+    in b, App. B.6) and GGM(p, b_hi) is (eps, delta)-DP.  ``evidence``: what
+    :mod:`certdp.workflows.ggm_vector_certificate` re-checks (the upper end only)."""
+
+    method = "quantile-coupling-point"
+
+    def __init__(self, shape: Fraction, b_lo: Fraction, b_hi: Fraction, evidence: dict):
+        from decimal import Decimal
+
+        self.shape = shape
+        self.interval = (Decimal(exact_str(b_lo)), Decimal(exact_str(b_hi)))
+        self.value = self.interval[1]
+        self.evidence = evidence
+
+
+def coupled_point_scale(p: Fraction, eps: Fraction, dlt: Fraction, active: list[Fraction], guess: float, *,
+                        cells: int = 1000, loss_step: float = 2.0**-12) -> CoupledPointScale:
+    """Certified bracket (b_lo, b_hi] of b(p) by the coupled lower / upper bounds at the point p (float
+    ``guess`` only proposes; a walk from it to each end's threshold, then 5 bisections)."""
+    from certdp.engines.quantile_coupling import (QuantileBounds, U_BITS, coupled_delta_lower, coupled_delta_upper,
+                                                  u_partition)
+
+    part = u_partition(float(p), [float(q) / guess for q in active], cells, delta=float(dlt))
+    parts = [part] * len(active)
+    need = math.log2(len(active) * max(len(part), 1) / (float(dlt) * 1e-5))
+    mass_bits = min(max(math.ceil(need), 24), U_BITS)
+    qb = QuantileBounds(p, p)
+    with working_precision(64):
+        target = arb_of(dlt)
+
+    def safe(b: Fraction) -> bool:
+        up = coupled_delta_upper(p, b, eps, active, parts, qb, h=loss_step, mass_bits=mass_bits)
         with working_precision(64):
-            val = self.m * arb_of(found).log() + self.log_moment_lower(a, c, self.m * beta)
-            return math.nextafter(float(arb(val.lower()).mid()), -math.inf), found
+            return bool(up <= target)
+
+    def unsafe(b: Fraction) -> bool:
+        low = coupled_delta_lower(p, p, b, eps, active, parts, qb, h=loss_step, mass_bits=mass_bits)
+        with working_precision(64):
+            return bool(low > target)
+
+    def edge(test, true_above: bool) -> Fraction:
+        """The proven end nearest the threshold: walk from the guess (steps 0.2 %, doubling) until the
+        test flips, then 5 bisections; ``true_above``: the test holds for large scales (safe)."""
+        b = dyadic(guess, 40)
+        ok = test(b)
+        b_true, b_false = (b, None) if ok else (None, b)
+        w = 2e-3
+        for _ in range(16):
+            if b_true is not None and b_false is not None:
+                break
+            up = (ok and not true_above) or (not ok and true_above)
+            b = dyadic(b * (1 + w) if up else b * (1 - w), 40)
+            ok = test(b)
+            if ok:
+                b_true = b
+            else:
+                b_false = b
+            w *= 2
+        if b_true is None or b_false is None:
+            raise UndecidedError(f"coupled point bracket at p = {exact_str(p)}: no scale proven")
+        for _ in range(5):
+            mid = dyadic((b_true + b_false) / 2, 40)
+            if not (min(b_true, b_false) < mid < max(b_true, b_false)):
+                break
+            if test(mid):
+                b_true = mid
+            else:
+                b_false = mid
+        return b_true
+
+    b_hi = edge(safe, True)
+    b_lo = edge(unsafe, False)
+    evidence = {"shape": exact_str(p), "scale": exact_str(b_hi),
+                "partition": {"shape": repr(float(p)), "scale": repr(float(guess)), "bins": cells},
+                "mass_bits": mass_bits, "loss_step": exact_str(Fraction(loss_step))}
+    return CoupledPointScale(p, b_lo, b_hi, evidence)
 
 
 #: default certified gap on log L_m for vectors (the 1-D default is 1e-4): the coupling bound's
@@ -255,7 +476,7 @@ VECTOR_TOLERANCE = "0.02"
 
 def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, moment: int = 2,
                         p_max: float = 4.0, evaluations: int = 14, tolerance: object = VECTOR_TOLERANCE,
-                        cells: int = 1000, loss_step: float = 2.0**-12, budget_seconds: float = 300.0,
+                        cells: int = 1000, loss_step: float | None = None, budget_seconds: float = 300.0,
                         progress=None, trace: list | None = None) -> dict:
     """Certified shape choice for GGM with a sensitivity VECTOR: branch and bound on p-intervals.
 
@@ -264,8 +485,11 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     L* <= min_{p in [1, p_max] u {inf}} F(p) <= U*, with ``certified_gap`` = U* - L* <= tolerance,
     and GGM(p-hat, scale) is (eps, delta)-DP with log E|X_i|^m <= U*.
 
-    * U*: certified safe scales at points (:func:`calibrate_vector`, product engine), at the float
-      seed p-hat (a float64 golden-section search, which only says where to look) and p = 1, 2, inf;
+    * U*: certified safe scales at points, at the float seed p-hat (a float64 golden-section search
+      of a float model, which only says where to look) and p = 1, 2, inf: :func:`calibrate_vector`
+      (product engine; closed forms for p = 2, inf) for d <= 2, :func:`coupled_point_scale` (the
+      coupled lower / upper bounds, exact integers) for d >= 3 and where the product engine cannot
+      certify (delta below ~1e-9);
     * lower bounds on intervals I: :class:`_CoupledIntervalBounds` (projection lemma, App. D.2, and
       the quantile-coupling lemma of :mod:`certdp.engines.quantile_coupling`); p = inf:
       b(inf; Delta) >= max_i Delta_i / (2 delta) (projection, 1-D closed form);
@@ -299,34 +523,94 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
         raise InputError("sensitivity", "needs a non-zero entry")
     active = [float(q) for q in active_q]
     ef, df = float(eps), float(dlt)
+    if loss_step is None:
+        # the coupled bound loses ~d h to the loss grid; the exact products grow like 1/h: coarser
+        # grids for more coordinates (2^-10 at d = 5 costs ~0.002 on F, halves the time per bound)
+        loss_step = 2.0**-12 if len(active_q) <= 2 else (2.0**-11 if len(active_q) <= 4 else 2.0**-10)
 
-    def objective(p: float) -> float:
-        b = float_product_scale(p, ef, df, active, polish=False)
-        if b is None:
+    # float seed (where to look; NOT a decision: the branch and bound below covers all of
+    # [1, p_max] u {inf}): golden section on the float model objective (1-D float scale x the ratio
+    # model of :class:`_CoupledIntervalBounds`, its vector solves are the nodes the branch and
+    # bound reuses), then one vector float solve at the model's minimiser added as a node and the
+    # golden section repeated; [1, min(p_max, 4)] (large p makes the float engine slow).
+    bounds = _CoupledIntervalBounds(eps, dlt, active_q, moment, cells=cells, loss_step=loss_step)
+
+    def model_objective(p: float) -> float:
+        est = bounds.log_b_model(Fraction(p))
+        if est is None:
             return math.inf
-        return moment * math.log(b) + float(moment_factor(arb(p), moment).log().mid())
+        return moment * est[0] + math.lgamma((moment + 1) / p) - math.lgamma(1 / p)
 
-    # float seed: golden-section search on [1, min(p_max, 4)] (where to look; NOT a decision: the
-    # branch and bound below covers all of [1, p_max] u {inf}; large p makes the float engine slow)
-    g = (math.sqrt(5) - 1) / 2
-    a, c = 1.0, min(float(pmax), 4.0)
-    x1, x2 = c - g * (c - a), a + g * (c - a)
-    f1, f2 = objective(x1), objective(x2)
-    for i in range(max(evaluations - 2, 0)):
-        if f1 <= f2:
-            c, x2, f2 = x2, x1, f1
-            x1 = c - g * (c - a)
-            f1 = objective(x1)
-        else:
-            a, x1, f1 = x1, x2, f2
-            x2 = a + g * (c - a)
-            f2 = objective(x2)
-    p_seed = Fraction(f"{(x1 if f1 <= f2 else x2):.4g}")
+    def golden(fn, lo: float, hi: float, n: int) -> float:
+        g = (math.sqrt(5) - 1) / 2
+        a, c = lo, hi
+        x1, x2 = c - g * (c - a), a + g * (c - a)
+        f1, f2 = fn(x1), fn(x2)
+        for _ in range(max(n - 2, 0)):
+            if f1 <= f2:
+                c, x2, f2 = x2, x1, f1
+                x1 = c - g * (c - a)
+                f1 = fn(x1)
+            else:
+                a, x1, f1 = x1, x2, f2
+                x2 = a + g * (c - a)
+                f2 = fn(x2)
+        return x1 if f1 <= f2 else x2
+
+    seed_hi = min(float(pmax), 4.0)
+    p_model = golden(model_objective, 1.0, seed_hi, max(evaluations, 2) + 10)
+    for _ in range(2):
+        q = float(Fraction(f"{p_model:.4g}"))
+        if any(abs(q - x) < 5e-3 for x in bounds.log_ratio):
+            break
+        bounds.add_model_node(q, float_product_scale(q, ef, df, active, polish=False, coarse_dt=2.0**-7))
+        p_model = golden(model_objective, 1.0, seed_hi, max(evaluations, 2) + 10)
+    p_seed = Fraction(f"{p_model:.4g}")
 
     def certified(shape):
-        # the product engine's cost grows fast with d: finer brackets only for d <= 2
+        # the product engine's cost grows fast with d: finer brackets only for d <= 2; for d >= 3 the
+        # coupled point bracket (exact integers, loss grid 2^-12) is tighter and faster (d = 5:
+        # 0.7 % wide against ~1.6 % for the product engine at grid 2^-11), the product engine the fallback
         grid, rtol = (VECTOR_GRID_STEP, 5e-4) if len(active_q) <= 2 else (2.0**-11, 2e-3)
-        cert = calibrate_vector(shape, eps, dlt, ",".join(exact_str(q) for q in vec), grid_step=grid, rtol=rtol)
+        if len(active_q) >= 3 and shape not in ("2", "inf"):
+            est = bounds.log_b_model(Fraction(shape))
+            if est is not None:
+                try:
+                    cert = coupled_point_scale(Fraction(shape), eps, dlt, active_q, math.exp(est[0]), cells=cells)
+                except UndecidedError:
+                    cert = None
+                if cert is not None and Fraction(cert.interval[1]) <= Fraction(cert.interval[0]) * Fraction(101, 100):
+                    lo, hi = (Fraction(x) for x in cert.interval)
+                    with working_precision(128):
+                        mf = moment_factor(arb_of(shape), moment)
+                        return cert, mf * arb_of(lo) ** moment, mf * arb_of(hi) ** moment
+                coupled = cert  # wider than 1 % (e.g. p near 1): also ask the product engine, keep the tighter
+            else:
+                coupled = None
+        else:
+            coupled = None
+        try:
+            cert = calibrate_vector(shape, eps, dlt, ",".join(exact_str(q) for q in vec), grid_step=grid,
+                                    rtol=rtol)
+        except UndecidedError:
+            # the product engine's float64 error terms are absolute (~1e-11): below delta ~1e-9 it
+            # cannot certify; the coupled lower / upper bounds are exact (integers + Arb)
+            if shape in ("2", "inf") or len(active_q) == 1:
+                raise
+            if coupled is not None:
+                cert = coupled
+                coupled = None
+                lo, hi = (Fraction(x) for x in cert.interval)
+                with working_precision(128):
+                    mf = moment_factor(arb_of(shape), moment)
+                    return cert, mf * arb_of(lo) ** moment, mf * arb_of(hi) ** moment
+            est = bounds.log_b_model(Fraction(shape))
+            if est is None:
+                raise
+            cert = coupled_point_scale(Fraction(shape), eps, dlt, active_q, math.exp(est[0]), cells=cells,
+                                       loss_step=loss_step)
+        if coupled is not None and Fraction(coupled.interval[1]) < Fraction(cert.interval[1]):
+            cert = coupled  # the smaller certified safe scale
         lo, hi = (Fraction(x) for x in cert.interval)
         with working_precision(128):
             mf = moment_factor(arb_of(shape), moment) if shape != "inf" else arb(1) / (moment + 1)
@@ -339,12 +623,12 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     candidates[exact_str(p_seed)] = (sel_cert, sel_upper)
     benchmarks = {}
     best_lower = None
-    inf_lower = None
+    inf_unsafe = None
     for name in ("1", "2", "inf"):
         cert, lower, upper = certified(name)
         candidates[name] = (cert, upper)
         if name == "inf":
-            inf_lower = lower  # M_m(inf) b_lo^m, b_lo the unsafe end of the certified bracket
+            inf_unsafe = Fraction(cert.interval[0])  # unsafe end of the certified bracket (b(inf) > it)
         benchmarks[name] = {"scale_interval": [str(x) for x in cert.interval], "safe_scale": str(cert.value),
                             f"L{moment}_bounds": list(decimal_bounds(lower.union(upper), 8)),
                             "method": cert.method}
@@ -356,38 +640,43 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
     u_star = math.nextafter(float(u_star_arb.mid()), math.inf)
 
     # ---------------------------------------------------------------- certified branch and bound
-    bounds = _CoupledIntervalBounds(eps, dlt, active_q, moment, cells=cells, loss_step=loss_step)
-    with working_precision(64):
-        f_inf, _ = bounds.one_d.objective_upper(math.inf)  # exact 1-D value for max Delta_i (projection)
-        l_inf = math.nextafter(float(arb(f_inf.lower()).mid()), -math.inf)
-    with working_precision(128):
-        # the vector's own p = inf bracket (closed form 1 - prod_i (1 - Delta_i / 2b)_+, App. B.4):
-        # its unsafe end bounds F(inf) below, much better than the projection for balanced vectors
-        if inf_lower is not None and inf_lower > 0:
-            l_inf = max(l_inf, math.nextafter(float(arb(inf_lower.log().lower()).mid()), -math.inf))
+    # p = inf: b(inf; Delta) >= max_i Delta_i / (2 delta) (projection, exact 1-D closed form) and
+    # b(inf; Delta) > b_lo for the unsafe end b_lo of the vector's own bracket (closed form
+    # 1 - prod_i (1 - Delta_i / 2b)_+, App. B.4; much better for balanced vectors): the larger bound
+    inf_evidence = ("projection", max(active_q) / (2 * dlt))
+    if inf_unsafe is not None and inf_unsafe > inf_evidence[1]:
+        inf_evidence = ("closed-form", inf_unsafe)
+    l_inf = infinity_objective_lower(inf_evidence[1], moment)
     eta_f = float(eta)
     heap: list[tuple[float, Fraction, Fraction]] = []
     pruned = {"projection": 0, "coupling": 0}
     skipped = {"coupling": 0}
     intervals = 0
 
-    def push(lo_p: Fraction, hi_p: Fraction) -> None:
+    leaves: dict[tuple[Fraction, Fraction], tuple[float, str]] = {}  # final partition: bound, lemma
+
+    def push(lo_p: Fraction, hi_p: Fraction, parent: tuple[Fraction, Fraction] | None = None) -> None:
         nonlocal intervals
         intervals += 1
         low = bounds.projection_bound(lo_p, hi_p)
+        leaves[(lo_p, hi_p)] = (low, "projection")
         if low > u_star:
             pruned["projection"] += 1
             return
-        if bounds.predicted_coupled(lo_p, hi_p) < u_star - eta_f:
+        if hi_p - lo_p > Fraction(1, 128) and bounds.predicted_coupled(lo_p, hi_p) < u_star - eta_f:
             # the coupled bound would not reach U* - eta: the interval gets split anyway (a float
-            # guess, so at worst an extra split); it keeps the projection bound, which is valid
+            # guess, so at worst an extra split); it keeps the projection bound, which is valid.
+            # Narrow intervals are always computed: a biased float model cannot split one forever
             skipped["coupling"] += 1
             heapq.heappush(heap, (low, lo_p, hi_p))
             return
-        low_c, _b = bounds.coupled_bound(lo_p, hi_p)
+        low_c, _b = bounds.coupled_bound(lo_p, hi_p, goal=u_star, floor=u_star - eta_f,
+                                         hint=bounds.offsets.get(parent) if parent else None)
         if trace is not None:
             trace.append((float(lo_p), float(hi_p), low, low_c, round(time.perf_counter() - t0, 2)))
-        low = max(low, low_c)
+        if low_c > low:
+            low = low_c
+            leaves[(lo_p, hi_p)] = (low, "coupling")
         if low > u_star:
             pruned["coupling"] += 1
             return
@@ -411,20 +700,39 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
                                  f"{gap:.3g} (tolerance {eta_f:g}); best p = {best_name}, "
                                  f"min log L_{moment} in [{lower_star:.6g}, {u_star:.6g}]")
         low, lo_p, hi_p = heapq.heappop(heap)
+        del leaves[(lo_p, hi_p)]
         if hi_p - lo_p < Fraction(1, 2**30):
             raise UndecidedError(f"vector shape search: interval [{float(lo_p)}, {float(hi_p)}] cannot be resolved "
                                  f"(certified gap {gap:.3g})")
         mid = dyadic((lo_p + hi_p) / 2, 24)
         if not (lo_p < mid < hi_p):
             mid = (lo_p + hi_p) / 2
-        push(lo_p, mid)
-        push(mid, hi_p)
+        push(lo_p, mid, (lo_p, hi_p))
+        push(mid, hi_p, (lo_p, hi_p))
 
     with working_precision(128):
         gain = 1 - sel_upper / best_lower
         lo_s = decimal_bounds(arb(lower_star), 12)[0]
         hi_s = decimal_bounds(u_star_arb, 12)[1]
     shape = best_name
+    from certdp.workflows import ggm_vector_certificate
+
+    leaf_list = []
+    for (lo_p, hi_p), (_low, lemma) in sorted(leaves.items()):
+        entry: dict = {"interval": [exact_str(lo_p), exact_str(hi_p)], "lemma": lemma}
+        if lemma == "projection":
+            entry["scale"] = exact_str(bounds.projection_scale[(lo_p, hi_p)])
+        else:
+            b_lo, beta, p_part, b_part, bins, mass_bits = bounds.coupled_record[(lo_p, hi_p)]
+            entry.update(scale=exact_str(b_lo), log_slope=exact_str(beta),
+                         partition={"shape": repr(float(p_part)), "scale": repr(float(b_part)), "bins": bins},
+                         mass_bits=mass_bits, loss_step=exact_str(Fraction(loss_step)))
+        leaf_list.append(entry)
+    certificate = ggm_vector_certificate.build(
+        eps=eps, dlt=dlt, vec=vec, moment=moment, pmax=pmax, eta=eta, shape=shape, scale_certificate=sel_cert,
+        objective_bounds=(lo_s, hi_s), leaves=leaf_list,
+        at_infinity={"lemma": inf_evidence[0], "scale": exact_str(inf_evidence[1])},
+        timing_seconds=round(time.perf_counter() - t0, 3))
     return {
         "kind": "shape-search-vector",
         "mechanism": "ggm",
@@ -438,8 +746,8 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
         "certified_gap": gap,
         "shape_seed": exact_str(p_seed),
         "shape_search": (f"certified branch and bound over [1, {exact_str(pmax)}] u {{inf}} (quantile coupling + "
-                         f"projection lower bounds; seed by float64 golden section on [1, {min(float(pmax), 4.0):g}], "
-                         f"{evaluations} evaluations)"),
+                         f"projection lower bounds; seed by float64 golden section of the float model on "
+                         f"[1, {min(float(pmax), 4.0):g}])"),
         "scale_interval": [str(x) for x in sel_cert.interval],
         "scale": str(sel_cert.value),
         f"L{moment}_upper_per_coordinate": decimal_bounds(sel_upper, 8)[1],
@@ -460,4 +768,5 @@ def vector_shape_search(epsilon: object, delta: object, sensitivity: object, *, 
         "lemma": ("seed 004 App. D.2 (projection), quantile coupling (certdp/engines/quantile_coupling.py), "
                   "App. B.6 (delta decreasing in b), Sec. 4.4 (pruning)"),
         "timing_seconds": round(time.perf_counter() - t0, 3),
+        "certificate": certificate.to_dict(),
     }

@@ -122,6 +122,10 @@ def _enclosure(pair: Any, where: str) -> Enclosure:
 def _check(cert: Certificate, report: _Report) -> None:
     if cert.kind == "composition" or cert.method == "composed-pld":
         return _check_composed(cert, report)
+    if cert.kind == "shape-search":
+        from certdp.workflows import ggm_vector_certificate
+
+        return ggm_vector_certificate.check(cert, report.say, VerifyInvalid, VerifyUndecided)
     cls = get_mechanism(cert.mechanism)
     _require(cls.name == cert.mechanism, f"mechanism {cert.mechanism!r} is an alias: certificates name {cls.name!r}")
     _require(cert.parameter == cls.parameter, f"{cls.name}'s parameter is {cls.parameter!r}, not {cert.parameter!r}")
