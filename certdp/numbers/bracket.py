@@ -666,17 +666,28 @@ def _extrapolated_guess(points: list[tuple[Fraction, Enclosure]], delta: Fractio
     Only a place to probe next: nothing is decided by it."""
     import math
 
+    pair = _nearest_two(points, direction, below)
+    if pair is None:
+        return None
+    try:
+        return _log_delta_point(*pair, delta, lambda frac: frac > 1.0 and math.isfinite(frac))
+    except (ValueError, ZeroDivisionError, OverflowError, AttributeError):
+        return None
+
+
+def _nearest_two(points: list[tuple[Fraction, Enclosure]], direction: int,
+                 below: bool) -> tuple[Fraction, Fraction, Fraction, Fraction] | None:
+    """``(t0, m0, t1, m1)``: the two points of one side nearest to the boundary (``t1`` the nearer), each
+    with the end of its enclosure facing the target (upper ends ``below`` it, else lower ends); ``None``
+    if there are fewer than two or the line through them is undefined."""
     if len(points) < 2:
         return None
     (t0, e0), (t1, e1) = sorted(points, key=lambda pe: pe[0] * direction)[-2:]
-    try:
-        m0 = e0.upper if below else e0.lower
-        m1 = e1.upper if below else e1.lower
-        if m0 <= 0 or m1 <= 0 or m0 == m1 or t0 == t1:
-            return None
-        return _log_delta_point(t0, m0, t1, m1, delta, lambda frac: frac > 1.0 and math.isfinite(frac))
-    except (ValueError, ZeroDivisionError, OverflowError, AttributeError):
+    m0 = e0.upper if below else e0.lower
+    m1 = e1.upper if below else e1.lower
+    if m0 <= 0 or m1 <= 0 or m0 == m1 or t0 == t1:
         return None
+    return t0, m0, t1, m1
 
 
 def _power_law_guess(points: list[tuple[Fraction, Enclosure]], delta: Fraction, direction: int,
@@ -689,18 +700,15 @@ def _power_law_guess(points: list[tuple[Fraction, Enclosure]], delta: Fraction, 
     p = 8), which steps of 2, 4, 16, ... crossed in ~40 probes.  Only for slowly varying profiles
     (log-log slope at most 1/2 in absolute value between the two points).  The returned point is the
     extrapolated one moved a factor 2 further (so it is likely past the boundary), at most 2^64 or
-    the square of the last step from the last point; ``None`` if the line does not reach ``delta`` going ``direction``
-    (the sign of the step in ``t`` that moves delta towards it)."""
+    the square of the last step from the last point; ``None`` if the line does not reach ``delta``
+    going ``direction`` (the sign of the step in ``t`` that moves delta towards it)."""
     import math
 
-    if len(points) < 2:
+    pair = _nearest_two(points, direction, below)
+    if pair is None:
         return None
-    (t0, e0), (t1, e1) = sorted(points, key=lambda pe: pe[0] * direction)[-2:]
+    t0, m0, t1, m1 = pair
     try:
-        m0 = e0.upper if below else e0.lower
-        m1 = e1.upper if below else e1.lower
-        if m0 <= 0 or m1 <= 0 or m0 == m1 or t0 == t1:
-            return None
         lt0 = math.log(t0.numerator) - math.log(t0.denominator)
         lt1 = math.log(t1.numerator) - math.log(t1.denominator)
         l0 = math.log(m0.numerator) - math.log(m0.denominator)
