@@ -402,3 +402,22 @@ def test_p_half_scaled_reference_agrees_with_the_leading_term_at_eps_1():
     ref = mp_hockey_stick_r3_scaled(Fraction(1, 2), 1 + a, 1, dps=40)
     lead = mp.mpf(a.numerator) ** 7 / mp.mpf(a.denominator) ** 7 / 5040
     assert abs(ref / lead - 1) < 1e-12
+
+
+def test_split_point_of_a_bin_below_1e_154_is_inside_it():
+    """Bins of z ~ 1e-183 (alpha = -1/2, p = 8: beta ~ 1e-197 at delta = 1e-12): the geometric midpoint
+    was ``sqrt(zl * zu)``, whose product underflows to 0.0, so the bin "could not be split further" and
+    the calibration timed out at every rung."""
+    from certdp.engines.radial import _split_point_float
+
+    zl, zu = 3.5752611e-183, 3.7489e-177
+    m = _split_point_float(zl, zu, [])
+    assert zl < m < zu
+    m = _split_point_float(zl, zu, [1e-190])          # graded towards a breakpoint below the bin
+    assert zl < m < zu
+
+
+def test_alpha_near_minus_one_large_power_at_tiny_rate_matches_mpmath():
+    """sgg T = 2, alpha = -1/2, p = 8 (delta ~ beta^(1/16)) at eps = 0.01: beta = 1.43e-193 puts delta near
+    1e-12 with the bins at z ~ 1e-183 .. 1e-177; against the 50-digit quadrature (fails on the old split)."""
+    _check(2, Fraction(-1, 2), Fraction(8), Fraction("1.4299059375413864e-193"), Fraction(1, 100), 1e-7)

@@ -1977,15 +1977,15 @@ def _split_point_float(zl: float, zu: float, bps: list[float]) -> float:
     near = min(bps, key=lambda b: min(abs(zl - b), abs(zu - b)), default=None)
     if near is not None:
         if near < zl and (zu - near) > 2.0 * (zl - near):
-            m = near + math.sqrt((zl - near) * (zu - near))
+            m = near + math.sqrt(zl - near) * math.sqrt(zu - near)   # (the product underflows below 1e-154)
             if zl < m < zu:
                 return m
         if near > zu and (near - zl) > 2.0 * (near - zu):
-            m = near - math.sqrt((near - zu) * (near - zl))
+            m = near - math.sqrt(near - zu) * math.sqrt(near - zl)
             if zl < m < zu:
                 return m
     if zl > 0 and zu / zl > 2.0:
-        return math.sqrt(zl * zu)
+        return math.sqrt(zl) * math.sqrt(zu)   # sqrt(zl * zu) was 0.0 for zl zu < 1e-324 (alpha -> -1, p = 8)
     if zl == 0:
         return zu / 1024.0
     return 0.5 * (zl + zu)
