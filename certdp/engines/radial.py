@@ -1373,13 +1373,28 @@ class SGGRadialProblem:
             return self._incomplete(zl, True) - self._incomplete(zu, True)
         return self._incomplete(zu, False) - self._incomplete(zl, False)
 
-    def _lower_by_complement(self, z: arb) -> bool:
-        """``P(k, z)`` as ``1 - Q(k, z)`` for large ``k`` and ``z >= k - 3 sqrt(k)`` (``P`` is not small
-        there, so the subtraction loses few bits): Arb's lower function near ``z ~ k`` took 0.5 s at
-        128 bits and 2.5 s at 256 bits for ``k = 250.25`` (the upper one 50 us); the same value either
-        way, only the cost differs (``_mass`` re-checks the width)."""
+    def _lower_by_complement(self, z: arb) -> int | None:
+        """Extra bits with which ``P(k, z)`` is taken as ``1 - Q(k, z)``, or ``None`` (use Arb's lower function).
+
+        For a large non-integer ``k`` (>= 16) Arb's lower function is slow or useless at working
+        precision: near ``z ~ k`` it took 0.5 s at 128 bits and 2.5 s at 256 bits for ``k = 250.25``;
+        at ``z = 124`` it returned ``[+/- 8.7e5]`` at 64 bits (so ``_mass`` retried at up to 512 bits,
+        ~3 ms a call), while the upper function takes 15-50 us.  ``1 - Q`` loses ``-log2 P`` bits, so
+        ``Q`` is computed with that many more (``P`` estimated in floats by SciPy: a guess of the cost
+        only; the result is a valid enclosure whatever the estimate, and ``_mass`` re-checks its width).
+        ``None`` where ``P < 2^-600`` (the complement would need too many bits) or ``k < 16``."""
         kf = self._k_float
-        return kf >= 16.0 and float(z.mid()) >= kf - 3.0 * math.sqrt(kf)
+        if kf < 16.0:
+            return None
+        zf = float(z.mid())
+        if zf >= kf - 3.0 * math.sqrt(kf):
+            return 8
+        from scipy.special import gammainc
+
+        p_float = float(gammainc(kf, zf)) if zf > 0 else 0.0
+        if not p_float > 2.0 ** -600:
+            return None
+        return int(-math.log2(p_float)) + 16
 
     def _incomplete(self, z: arb, upper: bool) -> arb:
         """``Q(k, z)`` (``upper``) or ``P(k, z)`` at the current precision, cached per bin edge
@@ -1390,8 +1405,14 @@ class SGGRadialProblem:
         if val is None or z.rad() != 0:
             if self.k_int is not None and z >= 0:
                 val = _integer_shape_incomplete(z, self.k_int, upper)
-            elif not upper and self._lower_by_complement(z):
-                val = 1 - z.gamma_upper(self.k, regularized=1)
+            elif not upper and (extra := self._lower_by_complement(z)) is not None:
+                old = ctx.prec
+                try:
+                    ctx.prec = old + extra
+                    val = 1 - z.gamma_upper(self.k, regularized=1)
+                finally:
+                    ctx.prec = old
+                val = +val     # rounded to the working precision (still an enclosure)
             else:
                 val = z.gamma_upper(self.k, regularized=1) if upper else z.gamma_lower(self.k, regularized=1)
             if z.rad() == 0:
