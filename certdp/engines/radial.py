@@ -565,14 +565,7 @@ class SGGRadialProblem:
 
         def above(lv):      # Phi >= y at v = exp(lv)
             return self._layer_phi_end(zf, d, math.exp(lv), side) >= y
-        for _ in range(80):
-            m = 0.5 * (lo + hi)
-            if above(m) == (side < 0):
-                lo = m
-            else:
-                hi = m
-        v = math.exp(0.5 * (lo + hi))
-        return (-1.0 + v, v, 2.0 - v) if side < 0 else (1.0 - v, 2.0 - v, v)
+        return _end_distance_by_bisection(above, side, lo, hi, 80)
 
     def layer_class(self, z: arb, y: float):
         """Breakpoint class of ``z`` (+1: ``w* = 1``, -1: ``w* = -1``, 0: interior) in the layer coordinate;
@@ -678,14 +671,7 @@ class SGGRadialProblem:
                 return 1.0, 2.0, 0.0
             if not above(hi):
                 return w, 1.0 + w, 1.0 - w
-        for _ in range(70):
-            m = 0.5 * (lo + hi)
-            if above(m) == (side < 0):
-                lo = m
-            else:
-                hi = m
-        v = math.exp(0.5 * (lo + hi))
-        return (-1.0 + v, v, 2.0 - v) if side < 0 else (1.0 - v, 2.0 - v, v)
+        return _end_distance_by_bisection(above, side, lo, hi, 70)
 
     # -- series versions ----------------------------------------------------------
     def _phi_series(self, zs: arb_series, ws: arb_series):
@@ -1943,6 +1929,20 @@ def _split_point_layer(prob: SGGRadialProblem, zl: arb, zu: arb, bps: list[arb])
     _, m = _exact_half_and_centre(zl, zu)
     m = _round_edge_bits(m, prec + 8)
     return m if zl < m < zu else None
+
+
+def _end_distance_by_bisection(above, side: int, lo: float, hi: float, steps: int) -> tuple[float, float, float]:
+    """Float guess ``(w*, 1 + w*, 1 - w*)`` from the end distance ``v = exp(lv)``, ``lv`` in ``[lo, hi]``,
+    bisected on ``above(lv)`` (Phi >= y at ``v``; decreasing in ``v`` at the end ``-1``, increasing at
+    ``+1``): ``v`` to float relative precision where ``w*`` itself is ``-1 + 1e-44``.  A guess only."""
+    for _ in range(steps):
+        m = 0.5 * (lo + hi)
+        if above(m) == (side < 0):
+            lo = m
+        else:
+            hi = m
+    v = math.exp(0.5 * (lo + hi))
+    return (-1.0 + v, v, 2.0 - v) if side < 0 else (1.0 - v, 2.0 - v, v)
 
 
 def _split_point(zl: arb, zu: arb, bps: list[arb]) -> arb:
