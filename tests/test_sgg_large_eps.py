@@ -151,6 +151,19 @@ def test_r1smg_plane_at_eps_50_layer_below_the_double_spacing_matches_mpmath():
     assert mp.mpf("9e-13") < ref < mp.mpf("1.1e-12")
 
 
+def _assert_p_half_contains(beta: Fraction, ref, bits: int, eta_bits: int, rel: float, slack: str) -> None:
+    """SGG T = 3, alpha = 2, p = 1/2, eps = 10 at ``beta``: the engine's enclosure at ``bits`` (width
+    ``rel`` relative) contains the reference ``ref`` up to its quadrature error ``slack`` (relative)."""
+    with working_precision(bits):
+        enc = sgg_delta_enclosure(3, 2, Fraction(1, 2), arb(beta.numerator) / beta.denominator, 10, 1,
+                                  eta=arb(2) ** -eta_bits, rel_eta=rel)
+    with mp.workdps(60):
+        lo = mp.mpf(enc.lower.lower().mid().str(45, radius=False))
+        hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
+    assert lo * (1 - mp.mpf(slack)) <= ref <= hi * (1 + mp.mpf(slack)), (lo, ref, hi)
+    assert hi - lo <= mp.mpf(rel) * lo * (1 + mp.mpf("1e-6"))
+
+
 def test_p_half_next_to_the_pure_dp_boundary_at_eps_10_matches_hockey_stick_integral():
     """SGG T = 3, alpha = 2, p = 1/2 at rate 10.000167 (pure DP at rate <= 10): delta ~ 7e-31 lives in a
     layer of relative width ~1e-10 around z = 10 whose ends are below the double grid; the bin holding
@@ -161,14 +174,7 @@ def test_p_half_next_to_the_pure_dp_boundary_at_eps_10_matches_hockey_stick_inte
     beta = Fraction("10.000167")
     ref = mp_hockey_stick_r3(Fraction(1, 2), beta, 10, dps=50)
     assert mp.mpf("1e-31") < ref < mp.mpf("1e-30")
-    with working_precision(128):
-        enc = sgg_delta_enclosure(3, 2, Fraction(1, 2), arb(beta.numerator) / beta.denominator, 10, 1,
-                                  eta=arb(2) ** -600, rel_eta=1e-10)
-    with mp.workdps(60):
-        lo = mp.mpf(enc.lower.lower().mid().str(45, radius=False))
-        hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
-    assert lo * (1 - mp.mpf("1e-20")) <= ref <= hi * (1 + mp.mpf("1e-20")), (lo, ref, hi)
-    assert hi - lo <= mp.mpf("1e-10") * lo * (1 + mp.mpf("1e-6"))
+    _assert_p_half_contains(beta, ref, 128, 600, 1e-10, "1e-20")
 
 
 class _Alarm(BaseException):
@@ -365,14 +371,7 @@ def test_p_half_at_delta_1e_100_next_to_the_pure_dp_boundary_matches_hockey_stic
     beta = Fraction("10.0000000000000175")
     ref = mp_hockey_stick_r3_scaled(Fraction(1, 2), beta, 10, dps=50)
     assert mp.mpf("1e-101") < ref < mp.mpf("1e-99")
-    with working_precision(256):
-        enc = sgg_delta_enclosure(3, 2, Fraction(1, 2), arb(beta.numerator) / beta.denominator, 10, 1,
-                                  eta=arb(2) ** -2000, rel_eta=1e-12)
-    with mp.workdps(60):
-        lo = mp.mpf(enc.lower.lower().mid().str(45, radius=False))
-        hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
-    assert lo * (1 - mp.mpf("1e-30")) <= ref <= hi * (1 + mp.mpf("1e-30")), (lo, ref, hi)
-    assert hi - lo <= mp.mpf("1e-12") * lo * (1 + mp.mpf("1e-6"))
+    _assert_p_half_contains(beta, ref, 256, 2000, 1e-12, "1e-30")
 
 
 @pytest.mark.slow
@@ -385,14 +384,7 @@ def test_p_half_at_delta_1e_300_next_to_the_pure_dp_boundary_matches_hockey_stic
     beta = Fraction("10.00000000000000000000000000000000000000000047")
     ref = mp_hockey_stick_r3_scaled(Fraction(1, 2), beta, 10, dps=70)
     assert mp.mpf("9e-301") < ref < mp.mpf("1.1e-300")
-    with working_precision(512):
-        enc = sgg_delta_enclosure(3, 2, Fraction(1, 2), arb(beta.numerator) / beta.denominator, 10, 1,
-                                  eta=arb(2) ** -2000, rel_eta=1e-10)
-    with mp.workdps(60):
-        lo = mp.mpf(enc.lower.lower().mid().str(45, radius=False))
-        hi = mp.mpf(enc.upper.upper().mid().str(45, radius=False))
-    assert lo * (1 - mp.mpf("1e-30")) <= ref <= hi * (1 + mp.mpf("1e-30")), (lo, ref, hi)
-    assert hi - lo <= mp.mpf("1e-10") * lo * (1 + mp.mpf("1e-6"))
+    _assert_p_half_contains(beta, ref, 512, 2000, 1e-10, "1e-30")
 
 
 def test_p_half_scaled_reference_agrees_with_the_leading_term_at_eps_1():

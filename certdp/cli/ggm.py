@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
+from contextlib import contextmanager
 
 import click
 
@@ -119,21 +120,9 @@ def shape_ggm(epsilon, delta, sensitivity, moment, tolerance, p_max, grid, plot,
     if grid:
         _grid(epsilon, delta, sensitivity, moment, plot, as_json)
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
     from certdp.workflows.ggm_shape_search import certified_shape_search
 
-    eta = float(tolerance)
-    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
-                  TextColumn("gap {task.fields[gap]}"), TimeElapsedColumn(),
-                  console=console, transient=True, disable=as_json) as bar:
-        task = bar.add_task("certified shape search", total=1.0, gap="-")
-
-        def progress(gap: float, _evals: int) -> None:
-            frac = 0.0 if not math.isfinite(gap) or gap <= 0 else min(1.0, max(0.0, math.log(max(gap, eta) / 10)
-                                                                             / math.log(eta / 10)))
-            bar.update(task, completed=frac, gap=f"{gap:.2e}")
-
+    with _gap_progress("certified shape search", float(tolerance), as_json, "{:.2e}") as progress:
         result = certified_shape_search(epsilon, delta, sensitivity, moment=moment, tolerance=tolerance,
                                         p_max=p_max, progress=progress)
     data = result.to_dict()
@@ -167,6 +156,25 @@ def shape_ggm(epsilon, delta, sensitivity, moment, tolerance, p_max, grid, plot,
             console.print(f"plot written to {plot}")
 
 
+@contextmanager
+def _gap_progress(title: str, eta: float, as_json: bool, gap_format: str):
+    """A rich progress bar of a branch and bound's certified gap (log scale from 10 down to ``eta``);
+    yields the ``progress(gap, _)`` callback the searches take."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
+                  TextColumn("gap {task.fields[gap]}"), TimeElapsedColumn(),
+                  console=console, transient=True, disable=as_json) as bar:
+        task = bar.add_task(title, total=1.0, gap="-")
+
+        def progress(gap: float, _other) -> None:
+            frac = 0.0 if not math.isfinite(gap) or gap <= 0 else min(1.0, max(0.0, math.log(max(gap, eta) / 10)
+                                                                             / math.log(eta / 10)))
+            bar.update(task, completed=frac, gap=gap_format.format(gap))
+
+        yield progress
+
+
 def _remaining_budget(default: float = 600.0) -> float:
     """Seconds left on the command's --budget alarm (certdp.cli.validate), minus a margin, so the search
     stops itself between intervals and reports the certified gap it reached (UNDECIDED)."""
@@ -178,21 +186,10 @@ def _remaining_budget(default: float = 600.0) -> float:
 
 def _vector_shape(epsilon, delta, sensitivity, moment, p_max, tolerance, as_json, output=None) -> None:
     """Sensitivity vector: certified branch and bound (quantile coupling), certified scales and gain bound."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
     from certdp.workflows.ggm_vector import vector_shape_search
 
-    eta = float(tolerance)
-    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
-                  TextColumn("gap {task.fields[gap]}"), TimeElapsedColumn(),
-                  console=console, transient=True, disable=as_json) as bar:
-        task = bar.add_task("certified shape search (sensitivity vector)", total=1.0, gap="-")
-
-        def progress(gap: float, _eta: float) -> None:
-            frac = 0.0 if not math.isfinite(gap) or gap <= 0 else min(1.0, max(0.0, math.log(max(gap, eta) / 10)
-                                                                             / math.log(eta / 10)))
-            bar.update(task, completed=frac, gap=f"{gap:.3g}")
-
+    with _gap_progress("certified shape search (sensitivity vector)", float(tolerance), as_json,
+                       "{:.3g}") as progress:
         data = vector_shape_search(epsilon, delta, sensitivity, moment=moment, p_max=min(float(p_max), 8.0),
                                    tolerance=tolerance, budget_seconds=_remaining_budget(), progress=progress)
     data.pop("history", None)
