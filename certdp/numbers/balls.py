@@ -170,9 +170,15 @@ def _round_positive(a: int, den: int, digits: int, away: bool) -> tuple[int, int
             e -= 1
         else:
             break
-    if away and remainder:
+    return _away_from_truncation(n, shift, away and remainder != 0, high)
+
+
+def _away_from_truncation(n: int, shift: int, bump: bool, high: int) -> tuple[int, int]:
+    """The truncated ``digits``-digit ``(n, shift)`` moved one unit away from zero when ``bump`` (a
+    nonzero remainder rounded outward), keeping ``digits`` significant digits (9.99.. -> 10.0..)."""
+    if bump:
         n += 1
-        if n == high:  # 9.99.. rounded up to 10.0..: keep `digits` significant digits
+        if n == high:
             n //= 10
             shift -= 1
     return n, shift
@@ -271,12 +277,7 @@ def _round_dyadic_positive(a: int, k: int, digits: int, away: bool) -> tuple[int
             e -= 1
         else:
             break
-    if away and remainder:
-        n += 1
-        if n == high:  # 9.99.. rounded up to 10.0..: keep `digits` significant digits
-            n //= 10
-            shift -= 1
-    return n, shift
+    return _away_from_truncation(n, shift, away and remainder != 0, high)
 
 
 def dyadic_endpoints(x: arb) -> tuple[tuple[int, int], tuple[int, int]]:
