@@ -9,7 +9,8 @@ A certificate is a *statement* plus the data that lets anyone re-prove it
 * ``minimal``    (calibration) the ``interval`` brackets the minimal parameter at the target
   delta: the safe end is (epsilon, delta)-DP, the other end is not, and the profile is proven
   monotone in the parameter (``lemma``), so every value beyond the safe end is private too;
-* ``endpoints``  (calibration) as ``minimal`` but monotonicity is not proven: the two ends only;
+* ``endpoints``  (calibration) as ``minimal`` but monotonicity is not proven: the two ends only
+  (the exact quasi-Gaussian calibration);
 * ``sufficient`` (calibration) the safe end satisfies the named sufficient ``condition`` (which
   implies (epsilon, delta)-DP) and the other end fails *that condition* -- which says nothing
   about whether it is private;

@@ -270,18 +270,19 @@ def test_gdp_verification_cross_checks_by_quadrature_and_catches_a_shifted_recor
         assert certdp.verify(forged.seal()).status == "INVALID"
 
 
-def test_composed_sgg_endpoints_certificate_forgeries_are_refused():
-    """An sgg calibration under composition claims 'endpoints' (monotonicity in the rate is not proven):
-    upgrading it to 'minimal', flipping its safe side, or editing the lemma to drop the caveat is INVALID
-    (guarantee regenerated and digest recomputed each time), and the genuine one is VALID."""
+def test_composed_sgg_certificate_forgeries_are_refused():
+    """An sgg calibration under composition claims 'minimal' (seed 003 Lemma 4.2 at every eps in R +
+    Blackwell, proofs/sgg_composed_monotonicity_lemma4_2.py): relabelling its claim, flipping its safe
+    side, editing the lemma's monotonicity reason or doubling the rate is INVALID (guarantee regenerated
+    and digest recomputed each time), and the genuine one is VALID."""
     cert = calibrate("sgg", epsilon="1", delta="0.1", dimension=2, alpha="1", power="1", sensitivity=1,
                      compositions=2, grid_bits=5, rtol="0.1")
-    assert cert.claim == "endpoints" and cert.safe_side == "lower"
+    assert cert.claim == "minimal" and cert.safe_side == "lower" and "Lemma 4.2" in cert.lemma
     assert certdp.verify(cert.to_json()).status == "VALID"
     edits = {
-        "claim-minimal": lambda c: setattr(c, "claim", "minimal"),
+        "claim-sufficient": lambda c: setattr(c, "claim", "sufficient"),
         "safe-side-upper": lambda c: (setattr(c, "safe_side", "upper"), setattr(c, "value", c.interval[1])),
-        "lemma-caveat-dropped": lambda c: setattr(c, "lemma", c.lemma.replace(" NOT proven", " proven")),
+        "lemma-reason-edited": lambda c: setattr(c, "lemma", c.lemma.replace("Lemma 4.2", "Lemma 4.1")),
         "rate-doubled": lambda c: (setattr(c, "interval", [str(2 * Fraction(x)) for x in c.interval]),
                                    setattr(c, "value", c.interval[0])),
     }

@@ -289,12 +289,12 @@ SGG_FIXED = {"dimension": 2, "alpha": "1", "power": "1", "sensitivity": 1}
 
 
 def test_composed_sgg_k1_overlaps_single_calibration_and_safe_end_is_private(tmp_path):
-    """k = 1: the composed bracket on the rate (claim endpoints, safe end = smaller rate) must overlap
-    the single-mechanism certified bracket (both contain the true boundary if delta is monotone; the
-    single one rests on seed 003 Prop. C.1); the safe end's composed upper bound is <= delta; VALID in a
+    """k = 1: the composed bracket on the rate (claim minimal, safe end = smaller rate) must overlap
+    the single-mechanism certified bracket (both contain the true boundary: delta is monotone in the
+    rate, seed 003 Prop. C.1 / Lemma 4.2); the safe end's composed upper bound is <= delta; VALID in a
     fresh process, a copy moved across the unsafe end INVALID."""
     cert = certdp.calibrate("sgg", epsilon="1", delta="0.1", compositions=1, rtol="0.1", grid_bits=5, **SGG_FIXED)
-    assert cert.claim == "endpoints" and cert.safe_side == "lower" and "NOT proven" in cert.lemma
+    assert cert.claim == "minimal" and cert.safe_side == "lower" and "Lemma 4.2" in cert.lemma
     lo, hi = (Fraction(x) for x in cert.interval)
     assert Fraction(cert.value) == lo
     assert Fraction(cert.delta_enclosure[1]) <= Fraction("0.1")
@@ -313,21 +313,3 @@ def test_composed_sgg_k1_overlaps_single_calibration_and_safe_end_is_private(tmp
     bad.write_text(forged.to_json())
     statuses, out = _fresh_verify([good, bad])
     assert statuses == ["VALID", "INVALID"], out
-
-
-def test_composed_exact_point_recovery_is_unique_or_refused():
-    """Without a monotonicity lemma a probe must be the exact decimal: recovered from a 128-bit ball,
-    refused (None) from a ball too wide to hold a unique rational of denominator <= 10^18."""
-    from flint import ctx, fmpq
-
-    from certdp.workflows.compose import _exact_point
-
-    old = ctx.prec
-    try:
-        ctx.prec = 128
-        for q in (Fraction(3, 10), Fraction(123456789, 10**9), Fraction(7, 4), Fraction(10**17 + 1, 10**17)):
-            assert _exact_point(arb(fmpq(q.numerator, q.denominator))) == q
-        ctx.prec = 53
-        assert _exact_point(arb(fmpq(3, 10))) is None
-    finally:
-        ctx.prec = old

@@ -44,7 +44,7 @@ def _compositions(f):
     return click.option("--compositions", "-k", default=None, type=Count(1, 10**7), metavar="K",
                         help="Calibrate the per-step parameter of K identical steps (method composed-pld: GDP "
                              "closed form for spherical-gaussian, connect-the-dots lattice accountant otherwise; "
-                             "sgg / r1smg claim 'endpoints').")(f)
+                             "claim 'minimal').")(f)
 
 
 def _grid_bits(f):
@@ -128,8 +128,9 @@ def calibrate_sgg(dimension, alpha, power, epsilon, delta, sensitivity, rtol, as
                   grid_bits):
     """Largest certified rate beta of SGG(alpha, beta, p) noise in R^T (safe end = smaller beta).
 
-    With --compositions K: the per-step rate of K identical steps (claim 'endpoints': the safe rate is
-    private after K steps, the unsafe one is not; monotonicity in beta is not proven under composition)."""
+    With --compositions K: the per-step rate of K identical steps (claim 'minimal': every rate up to the
+    safe one is private after K steps, every rate from the unsafe one on is not; seed 003 Lemma 4.2 at
+    every eps in R + Blackwell, proofs/sgg_composed_monotonicity_lemma4_2.py)."""
     from certdp.workflows.calibrate import calibrate as calibrate_workflow
 
     extra = _composed_extra(compositions, grid_bits)

@@ -63,7 +63,7 @@ def calibrate(mechanism: str, *, epsilon: object, delta: object, rtol: object = 
 
     ``compositions=k`` calibrates the per-step noise of k identical steps (method ``composed-pld``,
     :mod:`certdp.workflows.compose`; gaussian, laplace, subsampled-gaussian, spherical-gaussian,
-    l2-laplace, and sgg / r1smg with claim ``endpoints``).
+    l2-laplace, sgg, r1smg; all claim ``minimal``).
     """
     key = None
     if compositions is None:

@@ -13,10 +13,10 @@
   Lap(b) + Y, Y = 0 w.p. (b/b')^2 else Lap(b'), by characteristic functions; the subsampled
   Gaussian adds the same independent Gaussian noise after subsampling). The SGG family:
   ``spherical-gaussian`` (sigma) by the GDP closed form with Delta = s, claim ``minimal``;
-  ``l2-laplace`` (theta) by connect-the-dots, ``minimal`` (seed 003 Prop. C.1 + reflection);
-  ``r1smg`` (sigma_star) and ``sgg`` (rate beta, delta *increasing* in it, safe side ``lower``) by
-  connect-the-dots with claim ``endpoints``: monotonicity of the composed delta in the parameter is
-  not proven here, so only the two recorded ends are certified.
+  ``l2-laplace`` (theta), ``r1smg`` (sigma_star) and ``sgg`` (rate beta, delta *increasing* in it,
+  safe side ``lower``) by connect-the-dots, ``minimal``: seed 003 Lemma 4.2 holds at every eps in R,
+  so the step at more noise is a post-processing of the step at less (Blackwell), per step and hence
+  for the composition (proofs/sgg_composed_monotonicity_lemma4_2.py).
 * :func:`check_composition` / :func:`check_composed_calibration` -- what ``certdp verify`` runs.
 """
 
@@ -76,9 +76,6 @@ GDP_CALIBRATED = ("gaussian", "spherical-gaussian")
 #: delta *increases* with the calibrated parameter (the SGG rate beta: larger = less noise), so the
 #: bracket's *lower* end is the safe one
 INCREASING_IN_PARAMETER = ("sgg",)
-#: monotonicity of the composed delta in the parameter is not proven here: the certificate claims
-#: ``endpoints`` (the two certified ends only), and a probe ball of nonzero width gets the trivial [0, 1]
-MONOTONICITY_UNPROVEN = ("sgg", "r1smg")
 
 COMPOSITION_LEMMA = ("privacy-loss distributions composed by convolution; pessimistic (loss rounded up, "
                      "upper ends of certified bin masses, tails to +infinity) and optimistic (rounded down, "
@@ -103,14 +100,15 @@ COMPOSED_MONOTONICITY = {
                    "one (Blackwell)"),
     "spherical-gaussian": ("delta decreasing in sigma (data processing: N(0,s'^2 I) = N(0,s^2 I) + N(0,(s'^2-s^2) I)); "
                            "the worst pair is the 1-D Gaussian with Delta = s (rotate the shift onto an axis)"),
-    "sgg": ("monotonicity of the composed delta in the rate beta is NOT proven here for general (alpha, p) (it "
-            "would need the hockey-stick divergence of the spherically symmetric noise to be monotone in the "
-            "shift norm, seed 003 Lemma 4.2, at every eps in R): certified are the two ends only -- the safe "
-            "(smaller) rate is private after the k compositions, the unsafe (larger) rate is not"),
-    "r1smg": ("monotonicity of the composed delta in sigma_star is NOT proven here (SGG with alpha = 0, p = 2; it "
-              "would need the hockey-stick divergence to be monotone in the shift norm, seed 003 Lemma 4.2, at "
-              "every eps in R): certified are the two ends only -- the safe (larger) sigma_star is private after "
-              "the k compositions, the unsafe (smaller) one is not"),
+    "sgg": ("delta non-decreasing in the rate beta for every eps in R (seed 003 Lemma 4.2: the hockey-stick "
+            "divergence of the spherically symmetric noise is non-decreasing in the shift norm; its layer-cake "
+            "proof holds for every e^eps > 0; beta rescales the shift, Prop. C.1), so the step at a smaller "
+            "beta is a post-processing of the step at a larger one (Blackwell; "
+            "proofs/sgg_composed_monotonicity_lemma4_2.py)"),
+    "r1smg": ("delta non-increasing in sigma_star for every eps in R (SGG with alpha = 0, p = 2: seed 003 "
+              "Lemma 4.2 at every eps in R, sigma_star rescales the shift), so the step at a larger sigma_star "
+              "is a post-processing of the step at a smaller one (Blackwell; "
+              "proofs/sgg_composed_monotonicity_lemma4_2.py)"),
 }
 
 
@@ -213,16 +211,6 @@ def composed_profile(mechanism: str, eps: Fraction, fixed: dict[str, Fraction], 
         lo, hi = ball_endpoints(t)
         if not lo > 0:
             raise InputError(parameter_name, "must be > 0")
-        if hi != lo and mechanism in MONOTONICITY_UNPROVEN:
-            # no monotonicity lemma: a bound at one end says nothing about the ball's other points, so
-            # the probe must be the exact point. The bracket and the verifier probe decimals of
-            # denominator <= EXACT_POINT_DENOMINATOR (the verifier checks the recorded ends); if the
-            # ball is narrow enough that it holds at most one rational of denominator <= that bound,
-            # the rational found there IS the probed point.
-            point = _exact_point(t)
-            if point is None:
-                return arb(0), arb(1), False  # trivially true; not settled: the caller escalates precision
-            lo = hi = point
         # delta is monotone in the parameter (the lemma): the upper bound at the ball's noisiest end and
         # the lower bound at its least noisy end hold for every point of the ball
         noisy, quiet = (lo, hi) if mechanism in INCREASING_IN_PARAMETER else (hi, lo)
@@ -237,26 +225,6 @@ def composed_profile(mechanism: str, eps: Fraction, fixed: dict[str, Fraction], 
         return arb_of(low), arb_of(high), True
 
     return profile
-
-
-#: the largest denominator of a probed point of a mechanism without a monotonicity lemma (the bracket
-#: probes decimals of a few digits; the verifier refuses recorded ends beyond it)
-EXACT_POINT_DENOMINATOR = 10**18
-
-
-def _exact_point(t: arb) -> Fraction | None:
-    """The unique rational of denominator <= EXACT_POINT_DENOMINATOR in the ball ``t``, or None.
-
-    Two distinct such rationals differ by >= 1/EXACT_POINT_DENOMINATOR^2, so a ball of diameter below
-    that holds at most one; the candidate (the best approximation of the midpoint) is checked to lie in
-    the ball exactly."""
-    from certdp.numbers.balls import ball_endpoints
-
-    lo, hi = ball_endpoints(t)
-    if not (hi - lo) * EXACT_POINT_DENOMINATOR**2 < 1:
-        return None
-    point = ((lo + hi) / 2).limit_denominator(EXACT_POINT_DENOMINATOR)
-    return point if lo <= point <= hi else None
 
 
 def _float_candidate(mechanism: str, eps: Fraction, delta: Fraction, fixed: dict[str, Fraction],
@@ -329,9 +297,6 @@ def calibrate_composed(mechanism: str, *, epsilon: object, delta: object, compos
     bracket = certified_monotone_bracket(profile, dlt, increasing=increasing, candidate=candidate, rtol=tol)
     method = METHODS["composed-pld"]
     notes = list(bracket.notes)
-    if mechanism in MONOTONICITY_UNPROVEN:
-        notes.append(f"claim 'endpoints': monotonicity of the composed delta in {parameter} is not proven, so only "
-                     f"the two recorded ends are certified (nothing is claimed about values between or beyond)")
     if bracket.relative_width > tol:
         notes.append(f"relative width {float(bracket.relative_width):.3g} > rtol: limited by the lattice step "
                      f"2^-{bits} (pass grid_bits for a finer one); rtol is not claimed")
@@ -601,9 +566,6 @@ def check_composed_calibration(cert: Certificate, say: Callable[[str], None], cl
     lo, hi = (Fraction(x) for x in cert.interval)
     need(0 < lo < hi, "interval must be positive and increasing")
     safe, unsafe = (lo, hi) if increasing else (hi, lo)
-    if name in MONOTONICITY_UNPROVEN:
-        need(lo.denominator <= EXACT_POINT_DENOMINATOR and hi.denominator <= EXACT_POINT_DENOMINATOR,
-             "the interval ends of an 'endpoints' composed calibration must be decimals of denominator <= 10^18")
     need(Fraction(cert.value) == safe, "value is not the safe end of the interval")
     if "rtol" in cert.inputs:
         rtol = number_text(cert.inputs["rtol"], "inputs.rtol")

@@ -75,27 +75,18 @@ METHODS: dict[str, CalibrationMethod] = {m.name: m for m in (
                      "App. A.2 (loss representation), delta decreasing in b (App. B.6)")),
     CalibrationMethod(
         "composed-pld", "per-step noise of k identical steps: certified bracket on the composed delta",
-        lambda cls: _composed_claim(getattr(cls, "name", cls)),
+        lambda cls: "minimal",
         lambda cls: _composed_lemma(getattr(cls, "name", cls))),
 )}
-
-
-def _composed_claim(name: str) -> str:
-    """``minimal`` where the composed delta is proven monotone in the parameter, else ``endpoints``."""
-    from certdp.workflows.compose import MONOTONICITY_UNPROVEN
-
-    return "endpoints" if name in MONOTONICITY_UNPROVEN else "minimal"
 
 
 def _composed_lemma(name: str) -> str:
     from certdp.accounting.profile_sources import CONNECT_THE_DOTS
     from certdp.workflows.compose import (
-        COMPOSED_MONOTONICITY, COMPOSITION_LEMMA, CTD_LEMMA, GDP_CALIBRATED, GDP_LEMMA, MONOTONICITY_UNPROVEN,
+        COMPOSED_MONOTONICITY, COMPOSITION_LEMMA, CTD_LEMMA, GDP_CALIBRATED, GDP_LEMMA,
     )
 
     route = GDP_LEMMA if name in GDP_CALIBRATED else (CTD_LEMMA if name in CONNECT_THE_DOTS else COMPOSITION_LEMMA)
-    if name in MONOTONICITY_UNPROVEN:
-        return f"{route}; {COMPOSED_MONOTONICITY[name]}"
     return f"{route}; {COMPOSED_MONOTONICITY[name]}, per step and hence for the composition"
 
 
