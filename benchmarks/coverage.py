@@ -54,6 +54,13 @@ for _T, _alpha, _p in ((2, 1, 2), (2, 1, "3/2"), (2, 0, 1), (3, 2, "1/2"), (3, 1
                        (10, 9, 8), (2, 1, "1/2"), (10, 9, "1/2")):
     CONFIGS.append((f"sgg T={_T} alpha={_alpha} p={_p}", "sgg", {"dimension": _T, "alpha": _alpha, "power": _p}))
 
+# the Gaussian mixtures (seed 000): the paper's methods (the defaults: sufficient conditions) and the exact engine
+CONFIGS += [("quasi-gaussian", "quasi-gaussian", {}),
+            ("quasi-gaussian exact", "quasi-gaussian", {"method": "exact-mixture-engine"})]
+for _K in (1, 5, 50):
+    CONFIGS.append((f"multi-gaussian K={_K}", "multi-gaussian", {"components": _K}))
+CONFIGS.append(("multi-gaussian K=5 exact", "multi-gaussian", {"components": 5, "method": "exact-mixture-engine"}))
+
 #: ``--extended``: the issue-17 grid of shapes beyond the table's (alpha in (-1, T-1], p in [1/2, 8], every
 #: T of the table): per T the corners alpha = -1/2 and alpha = T - 1 at p = 1/2 and 8, the middle alpha at
 #: p = 2, and R1SMG at the small T where its loss is log-singular.
