@@ -547,6 +547,15 @@ def _vector_candidate(p: Fraction, eps: Fraction, dlt: Fraction, active) -> floa
     return cand
 
 
+def coupled_loss_shift(eps: Fraction, active, cand: float) -> int:
+    """k = floor(log2 min(1, eps)), clamped to [-20, 0]: the loss grid of the coupled calibration is 2^k
+    times :data:`COUPLED_SETTINGS`' (the threshold eps sets the resolution the losses need; a tightness choice,
+    ``verify`` bounds its work by it).  ``active`` and ``cand`` are unused: scaling by max_i Delta_i / b too
+    cost 18x at (1, 1e-30, d = 5) for no width gain."""
+    scale = min(1.0, float(eps))
+    return max(math.floor(math.log2(scale)), -20) if scale > 0 else -20
+
+
 def calibrate_vector_coupled(shape: object, epsilon: object, delta: object, sensitivity: object, *,
                              rtol: object = None, budget_seconds: float = 60.0, notes: list[str] | None = None):
     """Certified scale bracket for GGM(p) with a sensitivity VECTOR by the quantile coupling (method
@@ -561,7 +570,7 @@ def calibrate_vector_coupled(shape: object, epsilon: object, delta: object, sens
     holds at any delta the partition resolves (tail masses down to 2^-160, delta to ~1e-30).
 
     Width.  The bracket is as wide as the gap between the two bounds (~0.4 % at 1000 bins, loss step
-    2^-12); finer settings (:data:`COUPLED_SETTINGS`) are tried while it is wider than ``rtol`` (or
+    2^-12 times min(1, eps), rounded down to a power of two); finer settings (:data:`COUPLED_SETTINGS`) are tried while it is wider than ``rtol`` (or
     :data:`COUPLED_DEFAULT_GOAL`) and ``budget_seconds`` lasts.  An explicit ``rtol`` is claimed (and
     checked by ``verify``); if no setting reaches it, :class:`UndecidedError` names the bracket reached.
     p = 2, p = inf and one active coordinate use the exact 1-D calibration, as :func:`calibrate_vector`.
@@ -590,10 +599,13 @@ def calibrate_vector_coupled(shape: object, epsilon: object, delta: object, sens
         raise UndecidedError(f"vector calibration (quantile coupling): delta = {exact_str(dlt)} is below the "
                              f"coupling's mass resolution 2^-{U_BITS} (~7e-49): no tail bin can hold mass delta")
     cand = _vector_candidate(p, eps, dlt, active)
+    # the loss grid follows the threshold eps (eps = 0.01, d = 3: 8 % -> ~1 % wide at 1000 bins), a power of two
+    shift = coupled_loss_shift(eps, active, cand)
     best = None
     evaluations = 0
     tried = []
-    for cells, step in COUPLED_SETTINGS:
+    for cells, base_step in COUPLED_SETTINGS:
+        step = base_step * 2.0**shift
         # bisect each end to a quarter of the goal (at least 5 times: the walk's first step is 0.2 %)
         bisections = max(5, math.ceil(math.log2(2e-3 / (goal / 4))))
         try:

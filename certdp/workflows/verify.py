@@ -303,7 +303,7 @@ def _check_coupled_calibration(cert: Certificate, params: dict[str, Any], eps: F
     integers + Arb, deterministic).  Any partition gives valid bounds, so recorded settings that do not
     prove their end make the record false: INVALID (as for the shape search's scale evidence)."""
     from certdp.engines.quantile_coupling import U_BITS
-    from certdp.workflows.ggm_vector import COUPLED_CUT_POINTS, CoupledPointBounds
+    from certdp.workflows.ggm_vector import COUPLED_CUT_POINTS, COUPLED_SETTINGS, CoupledPointBounds, coupled_loss_shift
     from certdp.workflows.ggm_vector_certificate import MAX_BINS
 
     _known_inputs(cert, {"epsilon", "delta", "rtol", "bins", "loss_step", "mass_bits"})
@@ -315,14 +315,18 @@ def _check_coupled_calibration(cert: Certificate, params: dict[str, Any], eps: F
     _require(len(active) >= 1, "the sensitivity vector needs a non-zero entry")
     bins, step, bits = _number(cert, "bins"), _number(cert, "loss_step"), _number(cert, "mass_bits")
     _require(bins.denominator == 1 and 2 <= bins <= MAX_BINS, f"inputs.bins must be an integer in [2, {MAX_BINS}]")
-    _require(step.numerator == 1 and step.denominator & (step.denominator - 1) == 0 and 2**-30 <= step <= 1,
-             "inputs.loss_step must be 2^-k, 0 <= k <= 30")
+    _require(step.numerator == 1 and step.denominator & (step.denominator - 1) == 0 and step <= 1,
+             "inputs.loss_step must be 2^-k, k >= 0")
     _require(bits.denominator == 1 and 1 <= bits <= U_BITS, f"inputs.mass_bits must be an integer in [1, {U_BITS}]")
     _require(cert.extra.get("cut_points") == COUPLED_CUT_POINTS, f"extra.cut_points must be {COUPLED_CUT_POINTS!r}")
     cand = _float_scale_text(cert.extra.get("float_candidate"))
     _require(cand is not None and repr(cand) == cert.extra["float_candidate"],
              "extra.float_candidate must be a positive float's repr")
     _require(1e-300 < cand < 1e300, "extra.float_candidate out of range")
+    # the work grows like 1/loss_step: at most the finest step the calibration uses at this candidate
+    finest = Fraction(2) ** coupled_loss_shift(eps, active, cand) * Fraction(min(s for _, s in COUPLED_SETTINGS))
+    _require(step >= finest, f"inputs.loss_step must be >= {exact_str(finest)} here (the finest step the "
+                             "calibration uses)")
     bounds = CoupledPointBounds(shape, eps, delta, active, cand, cells=int(bins), loss_step=float(step),
                                 mass_bits=int(bits))
     report.say(f"recomputed by the quantile coupling at the recorded partition ({int(bins)} bins at the float "
