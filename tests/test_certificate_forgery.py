@@ -36,6 +36,8 @@ CERTIFICATES = {
     "composed-gaussian-calibration": lambda: calibrate("gaussian", epsilon="1", delta="1e-5", sensitivity=1,
                                                        compositions=10),
     "composition-connect-the-dots": lambda: certdp.compose(CTD_PLAN, epsilon="0.5", grid_bits=6),
+    "ggm-vector-coupled": lambda: calibrate("ggm", method="quantile-coupling", epsilon="1", delta="1e-3", shape="3/2",
+                                            sensitivity="1,2"),
     "composed-spherical-gaussian-calibration": lambda: calibrate("spherical-gaussian", epsilon="1", delta="1e-5",
                                                                  dimension=4, sensitivity=2, compositions=10),
 }
@@ -62,6 +64,11 @@ TRUE_AFTER_EDIT = {
     ("mg-audit-witness", "inputs.delta", "nudge"): "1e-5 (1 + 1e-9) is still far below H = 0.13",
     ("mg-audit-witness", "value", "over10"): "less noise: more violated, H at the witness shift larger",
     ("mg-audit-witness", "inputs.epsilon", "over10"): "smaller epsilon: more violated, H at the witness larger",
+    # the coupled bracket is ~0.4 % wide and both ends have margin: these edits keep every part true
+    ("ggm-vector-coupled", "inputs.delta", "nudge"): "delta (1 + 1e-9): both ends keep their proofs (wide bracket)",
+    ("ggm-vector-coupled", "interval.0", "nudge"): "a 1e-9 larger unsafe end is still proven unsafe",
+    ("ggm-vector-coupled", "inputs.bins", "times10"): "evidence, not claim: 10x the bins prove both ends too, "
+                                                      "with an enclosure inside the recorded one",
 }
 ENCLOSURES = ("delta_enclosure", "extra.delta_enclosure_at_unsafe_end", "extra.claimed_value_enclosure",
               "extra.epsilon_enclosure")
@@ -145,6 +152,7 @@ def _other_word(value):
              "multi-gaussian": "quasi-gaussian", "sigma": "scale", "scale": "sigma",
              "certified-bracket": "exact-mixture-engine", "seed000-thm-4.2": "exact-mixture-engine",
              "seed000-alg-1": "exact-mixture-engine", "pure-dp-closed-form": "certified-bracket",
+             "quantile-coupling": "product-loss-engine",
              "classic-gaussian": "r1smg", "sigma_1": "sigma_2", "sigma_2": "sigma_1"}
     return swaps.get(value, "x" + value)
 

@@ -38,6 +38,9 @@ EXAMPLES: dict[str, dict[str, tuple[dict, list[tuple[str, str]]]]] = {
         "certified-bracket": ({"shape": "1.5", "sensitivity": "3"}, [("1", "0.01"), ("0.5", "1e-3"), ("2", "1e-5")]),
         "product-loss-engine": ({"shape": "1.5", "sensitivity": "1,2"}, [("1", "0.01"), ("0.5", "0.05"),
                                                                            ("2", "0.01")]),
+        # the coupled bracket where the product engine cannot certify (delta 1e-12, 1e-30) and at d = 5
+        "quantile-coupling": ({"shape": "1.5", "sensitivity": "1,2"}, [("1", "1e-12"), ("1", "1e-30"),
+                                                                         ("0.5", "0.01")]),
         # the shape-search certificate (kind shape-search, not a calibration method): test_shape_search_round_trip
         "quantile-coupling-branch-and-bound": ({"sensitivity": "1,2", "tolerance": "0.1", "p_max": "2"},
                                                [("1", "0.01")]),

@@ -115,3 +115,23 @@ def test_accountant_asks_the_engine_nothing_outside_the_domain(mechanism, params
     if src.delta_floor > 0:
         with pytest.raises(InputError):
             check_domain(mechanism, epsilon=1, delta=src.delta_floor / 2, **shape)
+
+
+def test_ggm_sensitivity_vector_has_its_own_delta_floor():
+    """p not in {2, inf} with >= 2 active entries: delta >= 1e-40 (the quantile coupling's measured floor);
+    the scalar, p = 2 and one-active-entry cases keep the ggm row (1e-2000)."""
+    from certdp.mechanisms.domains import VECTOR_DELTA_MIN
+
+    assert VECTOR_DELTA_MIN == Fraction(1, 10**40)
+    with pytest.raises(InputError) as err:
+        check_domain("ggm", epsilon="1", delta="1e-41", shape="3/2", sensitivity="1,2")
+    assert err.value.parameter == "delta" and "1e-40" in err.value.reason
+    check_domain("ggm", epsilon="1", delta="1e-40", shape="3/2", sensitivity=[1, 2])
+    for fixed in ({"shape": "2", "sensitivity": "1,2"}, {"shape": "inf", "sensitivity": "1,2"},
+                  {"shape": "3/2", "sensitivity": "0,2"}, {"shape": "3/2", "sensitivity": "2"}):
+        check_domain("ggm", epsilon="1", delta="1e-300", **fixed)
+    with pytest.raises(InputError):
+        certdp.calibrate("ggm", epsilon="1", delta="1e-300", shape="3/2", sensitivity="1,2")
+    # at the floor the vector calibration certifies (and quickly: ~1 s)
+    cert = certdp.calibrate("ggm", epsilon="1", delta="1e-40", shape="3/2", sensitivity="1,2")
+    assert cert.method == "quantile-coupling" and certdp.verify(cert).status == "VALID"

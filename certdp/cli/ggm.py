@@ -47,13 +47,16 @@ def calibrate_ggm(shape, epsilon, delta, sensitivity, rtol, as_json, output):
     """Minimal scale b(p) of the generalized Gaussian mechanism, certified.
 
     A scalar sensitivity uses the exact 1-D characterisation (seed 004 Thm 3.2);
-    a vector with p not in {2, inf} uses the deterministic product engine
-    (bracket width ~1e-3, no Monte Carlo).
+    a vector with p not in {2, inf} uses the quantile coupling (exact integers, delta down to
+    ~1e-30) or the deterministic product engine as its fallback (bracket width ~2e-3 to 5e-3, no
+    Monte Carlo; the certificate names the engine). For a vector --rtol is claimed only when given.
     """
     if _is_vector(sensitivity):
-        from certdp.workflows.ggm_vector import calibrate_vector
+        from certdp.workflows.ggm_vector import calibrate_sensitivity_vector
 
-        cert = calibrate_vector(shape, epsilon, delta, sensitivity)
+        source = click.get_current_context().get_parameter_source("rtol")
+        explicit = source is not None and source.name != "DEFAULT"
+        cert = calibrate_sensitivity_vector(shape, epsilon, delta, sensitivity, rtol=rtol if explicit else None)
     else:
         from certdp.workflows.calibrate import calibrate as calibrate_workflow
 

@@ -64,8 +64,30 @@ def _range_text(d: Domain) -> str:
     return f"0 < epsilon <= {exact_str(d.epsilon_max)}, {exact_str(d.delta_min)} <= delta < 1"
 
 
+#: GGM with a sensitivity VECTOR (>= 2 non-zero entries) and p not in {2, inf}: the vector engines' delta
+#: floor.  The quantile coupling resolves tail masses to 2^-160 (~7e-49): measured certified at delta = 1e-40
+#: for d = 2, 3, 5, every p in {1, 3/2, 4} and eps in {1, 10, 50} (docs/ggm.md "Vector calibration at tiny
+#: delta"; eps = 50 at d = 5, p >= 3/2 exceeds 30 s), UNDECIDED at 1e-60 and 1e-300.  The product engine stops
+#: near 1e-9.  p = 2 (the Gaussian closed form) and p = inf keep the ggm row.
+VECTOR_DELTA_MIN = Fraction(1, 10**40)
+
+
+def _ggm_vector_engine(shape: object, sensitivity: object) -> bool:
+    """Is this GGM input calibrated by the vector engines (>= 2 active entries, p not 2 or inf)?"""
+    from certdp.mechanisms.generalized_gaussian import parse_sensitivity_vector, parse_shape
+
+    if sensitivity is None:
+        return False
+    try:
+        vec = parse_sensitivity_vector(sensitivity)
+        p = parse_shape(2 if shape is None else shape)
+    except (InputError, ValueError, TypeError):
+        return False  # the parse layer reports it
+    return sum(1 for q in vec if q != 0) >= 2 and not isinstance(p, float) and p != 2
+
+
 def domain_of(mechanism: str, *, dimension: object = None, alpha: object = None,
-              power: object = None) -> Domain | None:
+              power: object = None, shape: object = None, sensitivity: object = None) -> Domain | None:
     """The domain of ``mechanism`` for one shape: :data:`DOMAINS` narrowed by the shape-dependent caps.
 
     For ``sgg`` / ``r1smg`` the epsilon cap of a log-singular loss (:func:`singular_epsilon_max`) and
@@ -78,6 +100,9 @@ def domain_of(mechanism: str, *, dimension: object = None, alpha: object = None,
         return None
     if mechanism == "sgg" and _closed_form_member(dimension, alpha, power):
         return DOMAINS["l2-laplace"]  # alpha = T - 1, p in {1, 2}: the radial engine's closed-form threshold
+    if mechanism in ("ggm", "generalized-gaussian") and _ggm_vector_engine(shape, sensitivity):
+        domain = replace(domain, delta_min=VECTOR_DELTA_MIN,
+                         note="sensitivity vector: quantile coupling / product engine (VECTOR_DELTA_MIN)")
     if mechanism in ("sgg", "r1smg"):
         cap = singular_epsilon_max(dimension, 0 if mechanism == "r1smg" else alpha)
         if cap is not None and cap < domain.epsilon_max:
@@ -94,7 +119,8 @@ def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None
     ``epsilon`` / ``delta`` may each be one value or an iterable of values. Values must already be
     valid numbers (the parse layer checks that); unknown mechanisms are not checked here.
     """
-    domain = domain_of(mechanism, dimension=dimension, alpha=fixed.get("alpha"), power=fixed.get("power"))
+    domain = domain_of(mechanism, dimension=dimension, alpha=fixed.get("alpha"), power=fixed.get("power"),
+                       shape=fixed.get("shape"), sensitivity=fixed.get("sensitivity"))
     if domain is None:
         return
     for eps in _values(epsilon, "epsilon"):

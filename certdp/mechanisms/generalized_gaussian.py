@@ -128,11 +128,13 @@ class GeneralizedGaussian(Mechanism):
 
     name = "ggm"
     aliases = ("generalized-gaussian",)
-    calibration_methods = ("certified-bracket", "product-loss-engine")
+    calibration_methods = ("certified-bracket", "product-loss-engine", "quantile-coupling")
 
     @classmethod
     def default_method_for(cls, fixed: dict[str, Any]) -> str:
-        """The product engine for a sensitivity vector with several active entries (p not 2 or inf)."""
+        """For a sensitivity vector with several active entries (p not 2 or inf) the vector engines
+        (:func:`certdp.workflows.ggm_vector.calibrate_sensitivity_vector` chooses between the quantile
+        coupling and the product engine; the certificate names the one used)."""
         p, active = fixed.get("shape"), cls._active(fixed.get("sensitivity", Fraction(1)))
         if len(active) > 1 and not isinstance(p, float) and p != 2:
             return "product-loss-engine"

@@ -84,10 +84,12 @@ def calibrate(mechanism: str, *, epsilon: object, delta: object, rtol: object = 
     if chosen == "certified-bracket":
         return _bracket_calibration(cls, epsilon, delta, DEFAULT_RTOL if rtol is None else rtol, params, key)
     options = {} if rtol is None else {"rtol": rtol}
-    if chosen == "product-loss-engine":
-        from certdp.workflows.ggm_vector import calibrate_vector
+    if chosen in ("product-loss-engine", "quantile-coupling"):
+        from certdp.workflows.ggm_vector import calibrate_sensitivity_vector
 
-        return calibrate_vector(fixed.get("shape", 2), epsilon, delta, fixed.get("sensitivity", 1))
+        # no explicit method: the vector workflow picks the engine (and names it in the certificate)
+        return calibrate_sensitivity_vector(fixed.get("shape", 2), epsilon, delta, fixed.get("sensitivity", 1),
+                                            rtol=rtol, method=None if method is None else chosen)
     from certdp.workflows import mixtures
 
     if chosen == "seed000-thm-4.2":

@@ -74,6 +74,13 @@ METHODS: dict[str, CalibrationMethod] = {m.name: m for m in (
                      "sums with rigorous float64 error bounds; seed 004 Lemma 3.5 (worst shift = corner), "
                      "App. A.2 (loss representation), delta decreasing in b (App. B.6)")),
     CalibrationMethod(
+        "quantile-coupling", "GGM with a sensitivity vector: coupled lower / upper bounds of delta (exact integers)",
+        lambda cls: "minimal",
+        lambda cls: ("quantile coupling (certdp/engines/quantile_coupling.py): the safe end by the mirrored "
+                     "coupling lemma (an upper bound of delta), the unsafe end by the coupling lemma (a lower "
+                     "bound), exact integer convolution + Arb; seed 004 Lemma 3.5 (worst shift = corner), App. A.2 "
+                     "(loss representation), delta decreasing in b (App. B.6)")),
+    CalibrationMethod(
         "composed-pld", "per-step noise of k identical steps: certified bracket on the composed delta",
         lambda cls: "minimal",
         lambda cls: _composed_lemma(getattr(cls, "name", cls))),

@@ -29,7 +29,9 @@ from flint import arb, ctx
 from certdp.certificate import Certificate, CertificateFormatError, number_text
 from certdp.mechanisms import get_mechanism
 from certdp.mechanisms.base import parameter_string
-from certdp.numbers import Decision, Enclosure, InputError, UndecidedError, arb_of, classify_point, exact_str
+from certdp.numbers import (
+    Decision, Enclosure, InputError, UndecidedError, arb_of, classify_point, exact_str, working_precision,
+)
 from certdp.workflows.audit import decide_profile
 from certdp.workflows.claims import get_claim
 from certdp.workflows.common import profile_closure, resolve_fixed
@@ -255,6 +257,8 @@ def _check_calibration(cert: Certificate, cls: Any, params: dict[str, Any], eps:
         report.say(f"relative width {float(width):.3e} <= rtol {cert.inputs['rtol']}")
     if pure:
         return _check_pure_dp(cert, cls, params, eps, safe, unsafe, report)
+    if cert.method == "quantile-coupling":
+        return _check_coupled_calibration(cert, params, eps, delta, safe, unsafe, report)
     if cert.method in ("seed000-thm-4.2", "seed000-alg-1"):
         from certdp.workflows.conditions import check_condition
 
@@ -289,6 +293,68 @@ def _check_calibration(cert: Certificate, cls: Any, params: dict[str, Any], eps:
     if "delta_enclosure_at_unsafe_end" in cert.extra:
         _check_recorded(_enclosure(cert.extra["delta_enclosure_at_unsafe_end"], "extra.delta_enclosure_at_unsafe_end"),
                         unsafe_enc, "delta enclosure at the unsafe end", report, _refiner(refine_by, unsafe))
+
+
+def _check_coupled_calibration(cert: Certificate, params: dict[str, Any], eps: Fraction, delta: Fraction,
+                               safe: Fraction, unsafe: Fraction, report: _Report) -> None:
+    """A ``quantile-coupling`` calibration (GGM, sensitivity vector): rebuild the recorded partition
+    (u_partition at ``extra.float_candidate``, ``inputs.bins``, ``inputs.loss_step``, ``inputs.mass_bits``)
+    and re-prove coupled_delta_upper(safe) <= delta and coupled_delta_lower(unsafe) > delta (exact
+    integers + Arb, deterministic).  Any partition gives valid bounds, so recorded settings that do not
+    prove their end make the record false: INVALID (as for the shape search's scale evidence)."""
+    from certdp.engines.quantile_coupling import U_BITS
+    from certdp.workflows.ggm_vector import COUPLED_CUT_POINTS, COUPLED_SETTINGS, CoupledPointBounds, coupled_loss_shift
+    from certdp.workflows.ggm_vector_certificate import MAX_BINS
+
+    _known_inputs(cert, {"epsilon", "delta", "rtol", "bins", "loss_step", "mass_bits"})
+    _known_extra(cert, {"delta_enclosure_at_unsafe_end"})
+    shape = params["shape"]
+    _require(isinstance(shape, Fraction) and shape >= 1, "the quantile coupling needs a finite shape p >= 1")
+    vec = params["sensitivity"] if isinstance(params["sensitivity"], tuple) else (params["sensitivity"],)
+    active = [q for q in vec if q != 0]
+    _require(len(active) >= 1, "the sensitivity vector needs a non-zero entry")
+    bins, step, bits = _number(cert, "bins"), _number(cert, "loss_step"), _number(cert, "mass_bits")
+    _require(bins.denominator == 1 and 2 <= bins <= MAX_BINS, f"inputs.bins must be an integer in [2, {MAX_BINS}]")
+    _require(step.numerator == 1 and step.denominator & (step.denominator - 1) == 0 and step <= 1,
+             "inputs.loss_step must be 2^-k, k >= 0")
+    _require(bits.denominator == 1 and 1 <= bits <= U_BITS, f"inputs.mass_bits must be an integer in [1, {U_BITS}]")
+    _require(cert.extra.get("cut_points") == COUPLED_CUT_POINTS, f"extra.cut_points must be {COUPLED_CUT_POINTS!r}")
+    cand = _float_scale_text(cert.extra.get("float_candidate"))
+    _require(cand is not None and repr(cand) == cert.extra["float_candidate"],
+             "extra.float_candidate must be a positive float's repr")
+    _require(1e-300 < cand < 1e300, "extra.float_candidate out of range")
+    # the work grows like 1/loss_step: at most the finest step the calibration uses at this candidate
+    finest = Fraction(2) ** coupled_loss_shift(eps, active, cand) * Fraction(min(s for _, s in COUPLED_SETTINGS))
+    _require(step >= finest, f"inputs.loss_step must be >= {exact_str(finest)} here (the finest step the "
+                             "calibration uses)")
+    bounds = CoupledPointBounds(shape, eps, delta, active, cand, cells=int(bins), loss_step=float(step),
+                                mass_bits=int(bits))
+    report.say(f"recomputed by the quantile coupling at the recorded partition ({int(bins)} bins at the float "
+               f"candidate, loss step {cert.inputs['loss_step']}, {int(bits)} mass bits; same engine)")
+    shown = cert.inputs["delta"]
+    with working_precision(128):
+        target = arb_of(delta)
+    up = bounds.upper(safe)
+    if not bool(up <= target):
+        low = bounds.lower(safe)
+        _require(not bool(low > target), f"value {cert.value} is NOT private: the coupled lower bound of delta "
+                                         f"{Enclosure.from_arb(arb(low.lower()), 128).strings()[0]} > {shown}")
+        _require(False, f"value {cert.value}: the coupled upper bound at the recorded partition, "
+                        f"{Enclosure.from_arb(arb(up.upper()), 128).strings()[1]}, is not <= {shown}")
+    report.say(f"value {cert.value} is private: the coupled upper bound of delta is <= {shown}")
+    _require(cert.delta_enclosure is not None, "a calibration records the delta enclosure at its value")
+    low = bounds.lower(safe)
+    _check_recorded(_enclosure(cert.delta_enclosure, "delta_enclosure"),
+                    Enclosure.from_bounds(arb(low.lower()), arb(up.upper()), 128), "delta enclosure", report)
+    low_u = bounds.lower(unsafe)
+    _require(bool(low_u > target), f"interval end {exact_str(unsafe)}: the coupled lower bound of delta at the recorded "
+                                   f"partition is not > {shown} (the end is not proven unsafe)")
+    report.say(f"interval end {exact_str(unsafe)} is not private: the coupled lower bound of delta is > {shown}")
+    if "delta_enclosure_at_unsafe_end" in cert.extra:
+        up_u = bounds.upper(unsafe)
+        _check_recorded(_enclosure(cert.extra["delta_enclosure_at_unsafe_end"], "extra.delta_enclosure_at_unsafe_end"),
+                        Enclosure.from_bounds(arb(low_u.lower()), arb(up_u.upper()), 128),
+                        "delta enclosure at the unsafe end", report)
 
 
 def _float_scale_text(text: Any) -> float | None:
