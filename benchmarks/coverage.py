@@ -11,6 +11,7 @@ Usage::
 
     python3 benchmarks/coverage.py                       # full grid -> docs/coverage.md + docs/coverage.png
     python3 benchmarks/coverage.py --quick               # a few cells (smoke test)
+    python3 benchmarks/coverage.py --dense --inside-only # the dense (alpha, p) grid (issue 17)
     python3 benchmarks/coverage.py --timeout 30 --markdown docs/coverage.md --plot docs/coverage.png
     python3 benchmarks/coverage.py --vector --timeout 30   # GGM sensitivity vectors (d = 2, 3, 5)
 
@@ -84,6 +85,27 @@ VECTOR_CONFIGS: list[tuple[str, str, dict]] = [
     (f"ggm p={_p} s={_s}", "ggm", {"shape": _p, "sensitivity": _s, "rtol": VECTOR_RTOL})
     for _s in ("1,2", "1,2,1", "1,2,1,1,1") for _p in ("1", "3/2", "2", "4")]
 
+#: ``--dense``: the issue's "grid of (alpha, p)": per T, alpha in {-0.9, -1/2, 0, (T-1)/2, T-2 (where > 0), T-1}
+#: x p in {1/2, 1, 3/2, 2, 4, 8}, without the shapes of the table and of ``--extended``; plus the T = 10^4 spot
+#: checks (the domain allows dimension <= 1e4): r1smg, l2-laplace and sgg alpha = (T-1)/2, p = 2.
+DENSE_CONFIGS: list[tuple[str, str, dict]] = []
+for _T in (2, 3, 5, 10, 128, 1000):
+    _alphas = [Fraction(-9, 10), Fraction(-1, 2), Fraction(0), Fraction(_T - 1, 2)]
+    _alphas += [Fraction(_T - 2)] if _T - 2 > 0 else []
+    _alphas += [Fraction(_T - 1)]
+    for _alpha in dict.fromkeys(_alphas):
+        for _p in (Fraction(1, 2), Fraction(1), Fraction(3, 2), Fraction(2), Fraction(4), Fraction(8)):
+            _label = f"sgg T={_T} alpha={_alpha} p={_p}"
+            if all(c[0] != _label for c in CONFIGS + EXTENDED_CONFIGS + DENSE_CONFIGS):
+                DENSE_CONFIGS.append((_label, "sgg", {"dimension": _T, "alpha": str(_alpha), "power": str(_p)}))
+DENSE_CONFIGS += [
+    ("r1smg T=10000", "r1smg", {"dimension": 10000}),
+    ("l2-laplace T=10000", "l2-laplace", {"dimension": 10000}),
+    ("sgg T=10000 alpha=9999/2 p=2", "sgg", {"dimension": 10000, "alpha": "9999/2", "power": "2"}),
+]
+DENSE_EPSILONS = ("0.01", "1", "10", "50")
+DENSE_DELTAS = ("1e-300", "1e-12", "0.5")
+
 QUICK_CONFIGS = ["gaussian", "l2-laplace T=2", "sgg T=2 alpha=1 p=2"]
 QUICK_EPSILONS = ("1",)
 QUICK_DELTAS = ("1e-300", "1e-5")
@@ -155,12 +177,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="the extended grid of SGG shapes (EXTENDED_CONFIGS) instead of the table's")
     parser.add_argument("--vector", action="store_true",
                         help="GGM with a sensitivity vector (VECTOR_CONFIGS on VECTOR_DELTAS) instead of the table's")
+    parser.add_argument("--dense", action="store_true",
+                        help="the dense (alpha, p) grid (DENSE_CONFIGS, eps 0.01/1/10/50 x delta 1e-300/1e-12/0.5)")
     parser.add_argument("--inside-only", action="store_true",
                         help="skip cells outside the documented domain (shown as 'not run')")
     args = parser.parse_args(argv)
 
-    configs = EXTENDED_CONFIGS if args.extended else VECTOR_CONFIGS if args.vector else CONFIGS
-    eps_list, delta_list = EPSILONS, VECTOR_DELTAS if args.vector else DELTAS
+    configs = (DENSE_CONFIGS if args.dense else EXTENDED_CONFIGS if args.extended else VECTOR_CONFIGS if args.vector
+               else CONFIGS)
+    eps_list, delta_list = ((DENSE_EPSILONS, DENSE_DELTAS) if args.dense else (EPSILONS, VECTOR_DELTAS) if args.vector
+                            else (EPSILONS, DELTAS))
     if args.quick:
         configs = [c for c in CONFIGS if c[0] in QUICK_CONFIGS]
         eps_list, delta_list = QUICK_EPSILONS, QUICK_DELTAS

@@ -105,3 +105,34 @@ def test_power_law_over_many_orders_without_candidate(delta_text):
         root = mp.pi * mp.mpf(delta_text) ** 16   # not a decimal: no probe lands on the root itself
         b = _run(lambda t: (t / arb.pi()).root(16), delta, root, None, increasing=True)
     assert b.evaluations <= 20
+
+
+def test_enclosures_at_an_absolute_floor_do_not_send_the_guess_beyond_any_exponent():
+    """delta(t) = exp(-690.78 / t) (root t* = 1 at delta = 1e-300) whose evaluations below t = 1/2 only state
+    the engine's absolute floor, ``[0, 9e-1235 (1 + t / 10^4)]`` (sgg T=128 alpha=127 p=1/2 at (0.01, 1e-300):
+    the radial engine's floor 2^-4096 at every probe near the 47x too small candidate).  The ``ln(-ln delta)``
+    secant through two such points asked for a rational near 10^(1e300), which never finished (the cell
+    timed out); now a guess more than e^65536 away is dropped and the walk goes on."""
+    import signal
+
+    delta = Fraction(1, 10**300)
+    c = arb(690.7755278982137)
+    floor = arb("9.14e-1235")
+
+    def profile(t: arb) -> arb:
+        if t < 0.5:
+            return arb(0, floor * (1 + t / 10**4))
+        return (-c / t).exp()
+
+    def alarm(signum, frame):  # noqa: ARG001
+        raise TimeoutError("the bracket's float guess did not finish")
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, 20)
+    try:
+        with mp.workdps(40):
+            root = mp.mpf("690.7755278982137") / (300 * mp.log(10))
+            _run(profile, delta, root, 0.010012139, increasing=True)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)

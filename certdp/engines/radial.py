@@ -205,6 +205,26 @@ def _union(a: arb, b: arb) -> arb:
     return a.union(b)
 
 
+def _with_constant(series: arb_series, c0: arb) -> arb_series:
+    """``series`` with its constant term replaced by ``c0`` (a better enclosure of the same number: the
+    ``log1p`` / ``expm1`` of a small constant, where ``log(1 + x)`` / ``exp(L) - 1`` cancel)."""
+    c = series.coeffs()
+    if not c:
+        return arb_series([c0])
+    c[0] = c0
+    return arb_series(c)
+
+
+def _far_from_shift(t) -> bool:
+    """Is ``t = s / r < 1/4`` certified (a ball, or the constant term of a series)?
+
+    There ``q / r^2 - 1 = t (t + 2 w)`` lies in ``(-7/16, 0)`` for ``w <= -1/2``, so ``log1p`` of it has
+    full relative accuracy, while ``log`` of ``q / r^2 = (1 - t)^2 + 2 t (1 + w)`` (the form for ``r ~ s``)
+    keeps only an absolute ``2^-prec``: at large ``T`` and small eps (``T = 1000``, ``t ~ 1.5e-5``) that lost
+    15 bits of ``Phi`` and of every ``w*`` at 64 bits (docs/sgg.md item 26)."""
+    return bool(t < 0.25)
+
+
 def _finite(x: arb) -> bool:
     return x.is_finite()
 
@@ -382,10 +402,10 @@ class SGGRadialProblem:
         """Enclosure of ``Phi(r, w)`` for all ``r = z^(1/p)``, z in the ball ``z > 0``."""
         s = self.s
         r = z ** (1 / self.p) if not self._p_is_one() else z
-        if w < -0.5:
+        t = s / r
+        if w < -0.5 and not _far_from_shift(t):
             # q / r^2 = ((r - s)/r)^2 + 2 (s/r)(1 + w): a sum of non-negative terms, no cancellation
             # where q -> 0 (r ~ s, w ~ -1: the log singularity of the loss for alpha < T-1)
-            t = s / r
             L = ((1 - t) ** 2 + 2 * t * (1 + w)).log()
         else:
             x = (2 * s * w + s * s / r) / r
@@ -678,15 +698,17 @@ class SGGRadialProblem:
         s = self.s
         logz = zs.log()
         u = (-(logz / self.p)).exp()              # 1/r
-        if ws.coeffs() and ws.coeffs()[0] < -0.5:
-            su = s * u                            # as in :meth:`phi`: q/r^2 without cancellation near w = -1
+        su = s * u
+        if ws.coeffs() and ws.coeffs()[0] < -0.5 and not _far_from_shift(su.coeffs()[0]):
+            # as in :meth:`phi`: q/r^2 without cancellation near w = -1
             onepx = (1 - su) * (1 - su) + 2 * su * (ws + 1)
+            L = onepx.log()
         else:
             x = (2 * s) * ws * u + (s * s) * u * u
             onepx = x + 1
-        L = onepx.log()
+            L = _with_constant(onepx.log(), x.coeffs()[0].log1p())
         e = (self.half_p * L).exp()
-        val = -zs * (e - 1)
+        val = -zs * _with_constant(e - 1, (self.half_p * L.coeffs()[0]).expm1())
         if not self.c1_is_zero:
             val = val + self.c1 * L
         dval = (2 * s) * u / onepx * (self.c1 - self.half_p * zs * e)

@@ -250,11 +250,12 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
                 return sf
             slope = (alpha + 1.0) / power
             lb = math.log(b0) + (log_delta - floor) / slope
-            if b0 * sensitivity ** power < 1e-3:
+            if _scale_free_regime(dimension, alpha, power, epsilon, math.log(b0 * sensitivity ** power)):
                 # the root at the floor is already in the small-noise regime (R1SMG: z_s ~ 1e-20 there):
-                # the power law holds to O(z_s), an engine evaluation would only cost time
+                # the power law holds to O(z_s t_max^p), an engine evaluation would only cost time
                 return _rate_of_log(lb)
-            return _engine_refined_rate(dimension, alpha, power, epsilon, log_delta, sensitivity, lb, slope)
+            return _engine_refined_rate(dimension, alpha, power, epsilon, log_delta, sensitivity, lb, slope,
+                                        math.log(b0), floor)
         elif power > 1.0:
             # alpha = T - 1, p > 1: the loss beta (r^p - |r e_1 + mu|^p) exceeds eps only where
             # beta p s r^(p-1) >~ eps, i.e. Z = beta r^p >~ C beta^(-1/(p-1)): -ln delta ~ C beta^(-1/(p-1))
@@ -285,7 +286,8 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
 
 
 def _engine_refined_rate(dimension: int, alpha: float, power: float, epsilon: float, log_delta: float,
-                         sensitivity: float, lb: float, slope: float):
+                         sensitivity: float, lb: float, slope: float, lb_floor: float | None = None,
+                         ld_floor: float | None = None):
     """The small-noise extrapolation ``ln beta = lb`` corrected by one coarse engine evaluation (a guess).
 
     For ``alpha < T - 1`` the extrapolation from the root at :data:`QUADRATURE_DELTA_FLOOR` keeps the
@@ -296,24 +298,99 @@ def _engine_refined_rate(dimension: int, alpha: float, power: float, epsilon: fl
     rate gives ``delta_1``; ``ln beta = lb + (ln delta - ln delta_1) / k`` is then exact up to the
     corrections to the power law, which vanish as ``beta -> 0``.  Only the bracket's starting point:
     the evaluation's enclosure decides nothing (any failure returns the uncorrected guess).  Only called
-    where the floor's root is outside that regime (``beta s^p >= 1e-3`` there).
+    where the floor's root is outside that regime (:func:`_scale_free_regime` false there).
+
+    Not in the power-law regime at all (``lb_floor``, ``ld_floor``: the floor's root; the log-log slope from
+    it to the first evaluation is not within 20 % of ``k``): the bulk of the noise decides delta, where it
+    falls like a Gaussian tail, ``ln(-ln delta)`` about linear in ``ln beta`` (sgg T=1000 alpha=999/2 p=2
+    at (0.01, 1e-300): slope 114 against k = 250, the power-law guess was 3x below the root in beta).  There
+    the long jump from the floor is a secant of ``ln(-ln delta)`` in ``ln beta``, then two local secants of
+    ``ln delta``, each after one more coarse evaluation (docs/sgg.md item 27).
     """
     guess = _rate_of_log(lb)
+    ld1 = _coarse_log_delta(dimension, alpha, power, epsilon, log_delta, sensitivity, lb)
+    if ld1 is None:
+        return guess
+    pl = lb + (log_delta - ld1) / slope
+    if lb_floor is None or ld_floor is None or lb == lb_floor:
+        return _rate_of_log(pl)
+    observed = (ld1 - ld_floor) / (lb - lb_floor)
+    if 0.8 * slope <= observed <= 1.25 * slope:
+        return _rate_of_log(pl)
+    points = [(lb_floor, ld_floor), (lb, ld1)]
+    for step in range(3):
+        # the long jump from the floor's root: the secant of ln(-ln delta); then local secants of ln delta
+        nxt = (_log_log_secant if step == 0 else _log_secant)(points[-2], points[-1], log_delta)
+        if nxt is None:
+            return _rate_of_log(points[-1][0] if step else pl)
+        if step == 2:
+            return _rate_of_log(nxt)
+        ld_next = _coarse_log_delta(dimension, alpha, power, epsilon, log_delta, sensitivity, nxt)
+        if ld_next is None:
+            return _rate_of_log(nxt)
+        points.append((nxt, ld_next))
+    return _rate_of_log(points[-1][0])
+
+
+def _coarse_log_delta(dimension: int, alpha: float, power: float, epsilon: float, log_delta: float,
+                      sensitivity: float, lb: float) -> float | None:
+    """``ln delta`` at ``beta = e^lb`` from one coarse radial-engine evaluation (64 bits, relative width
+    1e-3, at most 3000 bins), as a float guess; ``None`` on any failure.  Decides nothing."""
     try:
         with working_precision(64):
             enc = sgg_delta_enclosure(dimension, Fraction(alpha), Fraction(power), arb(repr(lb)).exp(),
                                       Fraction(epsilon), Fraction(sensitivity), eta=arb(2) ** -4096,
                                       rel_eta=1e-3, log_delta_hint=log_delta, max_bins=3000)
             if not (enc.lower > 0 and _finite_arb(enc.upper)):
-                return guess
+                return None
             ld1 = float(((enc.lower + enc.upper) / 2).log().mid())
     except ResourceExhausted:
         raise       # the caller's budget ran out: not a failure of the guess
     except (RadialPrecisionError, UndecidedError, ArithmeticError, ValueError):
-        return guess
-    if not math.isfinite(ld1):
-        return guess
-    return _rate_of_log(lb + (log_delta - ld1) / slope)
+        return None
+    return ld1 if math.isfinite(ld1) else None
+
+
+def _log_log_secant(a: tuple[float, float], b: tuple[float, float], log_delta: float) -> float | None:
+    """``ln beta`` where the secant through ``(ln beta, ln(-ln delta))`` at the points ``a``, ``b`` (pairs
+    ``(ln beta, ln delta)``, ``delta < 1``) reaches ``ln delta = log_delta``; ``None`` if it is not
+    decreasing (delta grows with beta) or not finite.  A guess."""
+    (x0, d0), (x1, d1) = a, b
+    if not (d0 < 0 and d1 < 0 and log_delta < 0) or x0 == x1:
+        return None
+    y0, y1, y = math.log(-d0), math.log(-d1), math.log(-log_delta)
+    m = (y1 - y0) / (x1 - x0)
+    if not (m < 0 and math.isfinite(m)):
+        return None
+    x = x1 + (y - y1) / m
+    return x if math.isfinite(x) else None
+
+
+def _log_secant(a: tuple[float, float], b: tuple[float, float], log_delta: float) -> float | None:
+    """``ln beta`` where the secant of ``ln delta`` in ``ln beta`` through the points ``a``, ``b`` (pairs
+    ``(ln beta, ln delta)``) reaches ``log_delta``; ``None`` if it is not increasing or not finite.  A guess."""
+    (x0, d0), (x1, d1) = a, b
+    if x0 == x1:
+        return None
+    m = (d1 - d0) / (x1 - x0)
+    if not (m > 0 and math.isfinite(m)):
+        return None
+    x = x1 + (log_delta - d1) / m
+    return x if math.isfinite(x) else None
+
+
+def _scale_free_regime(dimension: int, alpha: float, power: float, epsilon: float, log_zs: float) -> bool:
+    """Float test (a guess) that ``delta ~ C z_s^k`` (``z_s = beta s^p``, ``alpha < T - 1``) holds: ``z_s
+    t_max^p < 1e-3`` with ``t_max = 1 / (1 - e^(-eps / (2 |c1|)))`` the outer end, in units of ``s``, of
+    the B layer that the scale-free integral (:func:`_scale_free_rate`) spans; the Gamma factor
+    ``e^(-z_s t^p)`` it drops is then 1 to 1e-3.  ``z_s < 1e-3`` alone was the old test: at T = 1000, eps
+    = 0.01 the layer reaches ``t ~ 5e4`` (``|c1| = 250``) and the bulk of the noise, not the layer, carries
+    delta."""
+    c1 = (alpha + 1.0 - dimension) / 2.0
+    if not (c1 < 0 and epsilon > 0):
+        return False
+    log_t_max = -math.log(-math.expm1(-epsilon / (2.0 * -c1)))
+    return log_zs + power * log_t_max < math.log(1e-3)
 
 
 def _finite_arb(x) -> bool:
@@ -333,8 +410,8 @@ def _scale_free_rate(dimension: int, alpha: float, power: float, epsilon: float,
     the B side is the layer ``t = 1/(1 - c sqrt E')``, ``E' = 1/E``, with ``1 + w0 = t E' (1 - c^2)/2`` (no
     cancellation: the layer is ``e^-(eps/(2|c1|))`` wide, below the doubles at eps = 50, where the quadrature
     extrapolated from its root at 1e-12 put R1SMG T = 2 at (50, 1e-300) 1e20 below the root in beta and the
-    bracket walked ~60 doublings).  Gauss-Legendre in ``c = sin(theta)`` (square-root ends).  Used only when
-    the root has ``z_s < 1e-3`` (the ``z_s`` terms dropped are then small)."""
+    bracket walked ~60 doublings).  Gauss-Legendre in ``c = sin(theta)`` (square-root ends).  Used only where
+    :func:`_scale_free_regime` holds at the root (the ``z_s`` terms dropped are then small)."""
     from scipy.special import betainc, gammaln
 
     T = int(dimension)
@@ -366,7 +443,7 @@ def _scale_free_rate(dimension: int, alpha: float, power: float, epsilon: float,
     if not (math.isfinite(integral) and integral > 0):
         return None
     log_zs = float((log_delta - math.log(power) + float(gammaln(k)) - math.log(integral)) / k)
-    if not log_zs < math.log(1e-3):
+    if not _scale_free_regime(T, alpha, power, epsilon, log_zs):
         return None
     return _rate_of_log(log_zs - power * math.log(sensitivity))
 

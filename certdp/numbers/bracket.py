@@ -621,7 +621,16 @@ def _ratio_power(ratio: Fraction, frac: float) -> Fraction:
     lr = math.log(ratio.numerator) - math.log(ratio.denominator)
     if abs(lr * frac) < 700.0:
         return Fraction(math.exp(lr * frac))
+    if not abs(lr * frac) < _MAX_LOG_JUMP:
+        # a line through two enclosures that only state an absolute floor (sgg T=128 alpha=127 p=1/2 at
+        # (0.01, 1e-300): [+-9e-1235] at every probe, the ln(-ln delta) secant put frac at ~1e300) asked for
+        # 10^(1e300): the rational guess never finished
+        raise OverflowError("guess beyond e^(+-2^16) times the last point")
     return _fraction_of_log(lr * frac)
+
+
+#: A float guess never moves ``t`` by more than this in ``ln t`` (a factor e^65536) from a certified point.
+_MAX_LOG_JUMP = 2.0 ** 16
 
 
 #: Below ``delta = e^-69 ~ 1e-30`` the secant interpolates ``ln(-ln delta)`` in ``ln t`` (a guess only).
