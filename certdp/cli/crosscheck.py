@@ -101,7 +101,6 @@ def _library(library, question, grid_text, rtol, report_path, plot, workers, das
     from certdp.numbers import InputError
 
     adapter = get_adapter(library)
-    adapter.require()
     q = adapter.question(question)
     axes, default = question_axes(q.returns)
     grid = parse_grid(grid_text if grid_text is not None else default, axes, default)
@@ -116,6 +115,7 @@ def _library(library, question, grid_text, rtol, report_path, plot, workers, das
             ok = False
         if not ok:
             raise InputError("rtol", f"must be a number in (0, 1) (got {rtol!r})")
+    adapter.require()  # after the inputs: a bad grid is reported as such with or without the library
     total = math.prod(len(grid[a]) for a in axes) if q.returns in DPSGD_RETURNS else \
         len(grid["epsilon"]) * (1 if q.pure else len(grid["delta"]))
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
