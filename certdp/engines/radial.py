@@ -929,6 +929,16 @@ class SGGRadialProblem:
             if (taylor is not None and taylor.rad() < arb("1e-30") * self._mass(zl, zu)
                     and taylor.rad() < arb("1e-6") * abs(taylor.mid())):
                 return taylor, "taylor"
+        # the A-side transition of a log-singular loss (r << s, c1 < 0): Phi depends on w only through
+        # ~2 |c1| r / s there (1e-35 at eps = 20, c1 = -1/8), below the float Phi's resolution, so the
+        # float guesses above did not see that w* is clamped; decide the constant classes in Arb alone
+        if self.a_side_transition(zl, zu):
+            if self.phi_on_bin(zball, arb(1)) > y:
+                mass = self._mass(zl, zu)
+                return (arb(0) if minus else mass), "constant"
+            if self.phi_minus_one(zball) < y:
+                mass = self._mass(zl, zu)
+                return (mass if minus else arb(0)), "constant"
         # monotone (first-order) enclosure
         wl, wu = self.w_bracket(zball, y, min(gl, gu), max(gl, gu))
         mass = self._mass(zl, zu)
@@ -939,6 +949,20 @@ class SGGRadialProblem:
             if taylor.rad() < mono.rad():
                 return taylor, "taylor"
         return mono, "monotone"
+
+    #: ``r / s`` below which the w-dependence of ``Phi`` (``~ 4 |c1| r / s`` over ``w in [-1, 1]``) is below the
+    #: float resolution of ``Phi ~ eps``: the A-side transition of a log-singular loss
+    A_SIDE_RATIO = 2.0 ** -40
+
+    def a_side_transition(self, zl: arb, zu: arb) -> bool:
+        """Is the bin ``[zl, zu]`` at ``r_u / s < 2^-40`` of a log-singular loss (``c1 < 0``)?  There ``w*`` jumps
+        from -1 to 1 over a relative width ``~ 2 r / s`` of ``r`` (``r ~ s e^(-eps / (2 |c1|))``: 1e-35 at
+        eps = 20, ``c1 = -1/8``), far below the double spacing.  A routing test only (the constant classes are
+        then decided in Arb, and the bin holding the jump may be halved below the double spacing)."""
+        if self.c1_is_zero or not (self.s > 0) or not (zu > 0):
+            return False
+        ru = zu ** (1 / self.p) if not self._p_is_one() else zu
+        return bool(ru < arb(self.A_SIDE_RATIO) * self.s)
 
     def _bin_at_zero(self, zu: arb, y: arb, minus: bool):
         """The bin ``[0, zu]`` (``r`` down to 0, where ``s / r`` is unbounded): constant when certified.
@@ -2082,13 +2106,19 @@ def sgg_delta_enclosure(
     ends = None
     if extra and _monotone_ends(rate, sensitivity, epsilon) is not None:
         if _input_blurs_layer(rate, sensitivity, power, extra - 16, ctx.prec // 3 + 4):
-            # the balls move z_s by more than a fraction of the layer's width: no bins resolve it at this
-            # rung; fail at once so that the caller's ladder moves on (a 64-bit probe of sgg T=3 alpha=1 p=3
-            # at eps = 50 spent 116 s on monotone bins; r1smg T = 2 at eps = 50, rate 13.9: 60 s)
-            err = RadialPrecisionError(f"the input balls at {ctx.prec} bits blur the layer around r = s")
-            err.enclosure = None
-            raise err
-        if ctx.prec >= 128 and _scale_beyond_doubles(rate, sensitivity, power):
+            if _small_abs_c1(dimension, alpha):
+                # |c1| < 1/2: evaluate at the balls' exact ends (delta monotone, below) instead of failing.
+                # Failing pushed these shapes (layer 2^-115 wide at eps = 20, c1 = -1/8) to 256+ bits and
+                # the 1e-20 width target of those rungs: sgg T=2 alpha=3/4 p=1 at (20, 1e-300) timed out
+                ends = _monotone_ends(rate, sensitivity, epsilon)
+            else:
+                # the balls move z_s by more than a fraction of the layer's width: no bins resolve it at this
+                # rung; fail at once so that the caller's ladder moves on (a 64-bit probe of sgg T=3 alpha=1
+                # p=3 at eps = 50 spent 116 s on monotone bins; r1smg T = 2 at eps = 50, rate 13.9: 60 s)
+                err = RadialPrecisionError(f"the input balls at {ctx.prec} bits blur the layer around r = s")
+                err.enclosure = None
+                raise err
+        if ends is None and ctx.prec >= 128 and _scale_beyond_doubles(rate, sensitivity, power):
             # (at 64 bits the single call is kept: two exact-end calls made r1smg T=2 at (20, 1e-300) ~2x slower)
             ends = _monotone_ends(rate, sensitivity, epsilon)
     ctx.prec = old_prec + extra
@@ -2116,6 +2146,16 @@ def sgg_delta_enclosure(
             bin_table=hi.bin_table)
     finally:
         ctx.prec = old_prec
+
+
+def _small_abs_c1(dimension, alpha) -> bool:
+    """``-1/2 < c1 < 0`` (exact test on the exact shape): the routing of :func:`sgg_delta_enclosure` for ball
+    inputs that blur the layer (results for ``c1 <= -1/2`` unchanged)."""
+    try:
+        c1 = (Fraction(alpha) + 1 - int(dimension)) / 2
+    except (TypeError, ValueError):
+        return False
+    return Fraction(-1, 2) < c1 < 0
 
 
 def _input_blurs_layer(rate, sensitivity, power, log2_inv_q: int, margin: int) -> bool:
@@ -2535,7 +2575,8 @@ def _sub_double_split(prob: SGGRadialProblem, zl: arb, zu: arb):
     T = 3, p = 1/2, eps = 1) and a transition of relative width ``beta s^p / eps - 1`` on the A side,
     below the double spacing."""
     bounded_cusp = prob.c1_is_zero and prob.p < 1
-    if not bounded_cusp and (prob._layer_distance(zl) is None or prob._layer_distance(zu) is None):
+    if (not bounded_cusp and not prob.a_side_transition(zl, zu)
+            and (prob._layer_distance(zl) is None or prob._layer_distance(zu) is None)):
         return None
     if not ((zu - zl) > arb(2) ** (16 - ctx.prec) * zu):
         return None
