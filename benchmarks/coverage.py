@@ -168,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", type=Path, default=None)
     parser.add_argument("--plot", type=Path, default=None)
     parser.add_argument("--only", default="", help="comma-separated substrings of configuration labels")
+    parser.add_argument("--exclude", default="", help="comma-separated substrings of labels to leave out")
     parser.add_argument("--epsilons", default="", help="comma-separated epsilons instead of the grid's")
     parser.add_argument("--deltas", default="", help="comma-separated deltas instead of the grid's")
     parser.add_argument("--resume", type=Path, action="append", default=[],
@@ -193,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         wanted = [w.strip() for w in args.only.split(",") if w.strip()]
         configs = [c for c in configs if any(w in c[0] for w in wanted)]
+    if args.exclude:
+        unwanted = [w.strip() for w in args.exclude.split(",") if w.strip()]
+        configs = [c for c in configs if not any(w in c[0] for w in unwanted)]
     if args.epsilons:   # any values (e.g. the domain's corner eps = 10), not only the grid's
         eps_list = tuple(e.strip() for e in args.epsilons.split(",") if e.strip())
     if args.deltas:
