@@ -340,16 +340,28 @@ def _shift_argmax(hs, phis: np.ndarray, d: float) -> tuple[float, float]:
     return best, arg
 
 
-def _mg_shift_profile(means: np.ndarray, logw: np.ndarray, sigma: float, eps: float, d: float):
-    """``phi -> (H(phi), H'(phi))`` for one MG, memoised (Brent revisits its bracket ends)."""
+def tail_for_level(level: float) -> float:
+    """Half-width in sigmas of the float root grid around the means, ``T = sqrt(2 log(1 / level)) + 1``
+    (at least 10), so that a positive run of ``D`` outside it carries ``H``-mass ``<= Phi(-T) < level``
+    (Mills). With the fixed 10 sigma of old, a run at ``delta = 1e-30`` (about 11.4 sigma out) fell
+    outside the grid, the guide saw ``H = 0`` and its candidate sigma stalled near 10 for every
+    smaller delta."""
+    log_inv = -math.log(level) if level > 0 else 745.0  # level below the float range: its floor
+    return max(10.0, math.sqrt(2 * log_inv) + 1.0)
+
+
+def _mg_shift_profile(means: np.ndarray, logw: np.ndarray, sigma: float, eps: float, d: float,
+                      tail: float = 10.0):
+    """``phi -> (H(phi), H'(phi))`` for one MG, memoised (Brent revisits its bracket ends); ``tail``
+    as in :func:`_root_grid_float` (see :func:`tail_for_level`)."""
     cache: dict[float, tuple[float, float]] = {}
     grid: list = []  # the root grid for shifts up to d, built at the first call
 
     def hs(p: float) -> tuple[float, float]:
         if p not in cache:
             if not grid:
-                grid.append(_root_grid_float(means, logw, sigma, d))
-            cache[p] = mixture_hockey_stick_and_slope_float(means, logw, sigma, eps, p,
+                grid.append(_root_grid_float(means, logw, sigma, d, tail))
+            cache[p] = mixture_hockey_stick_and_slope_float(means, logw, sigma, eps, p, tail,
                                                             grid=grid[0] if 0 <= p <= d else None)
         return cache[p]
 
@@ -385,6 +397,7 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
     # and dropping them shrinks the window and the sums (eps = 10, K = 10: 21 -> 9 components)
     keep = logw + math.log1p(math.exp(eps)) >= math.log(1e-13 * target)
     means, logw = means[keep], logw[keep]
+    tail = tail_for_level(1e-6 * target)
     last_arg: list[float] = []
 
     def near_shifts(hs) -> float:
@@ -402,7 +415,7 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
     peak: dict[str, float] = {}  # sigma, H'' at the last interior argmax found by a root search
 
     def sup_h(s: float, local: bool) -> float:
-        hs = _mg_shift_profile(means, logw, s, eps, d)
+        hs = _mg_shift_profile(means, logw, s, eps, d, tail)
         return max(sup_h_grid(hs, s, local), near_shifts(hs))
 
     def sup_h_grid(hs, s: float, local: bool) -> float:
@@ -452,7 +465,7 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
 
     s_local = solve(local=True)
     tracked = sup_h(s_local, local=True)
-    hs_local = _mg_shift_profile(means, logw, s_local, eps, d)
+    hs_local = _mg_shift_profile(means, logw, s_local, eps, d, tail)
     full = max(_shift_argmax(hs_local, np.linspace(0.0, d, 17)[1:], d)[0], near_shifts(hs_local))
     result = s_local
     if full > tracked * (1 + 1e-9):  # a worse shift away from the tracked one: search on the full grid

@@ -49,7 +49,10 @@ class ShiftValueMixin:
         tail_tol = max(scale * rel_tol * 1e-3, 1e-4000)
         self.tail_tol = tail_tol
         # Phi(-T) <= tail_tol with T = sqrt(2 log(1/tail_tol)) + 1 (Mills: Phi(-T) <= phi(T)/T)
-        big_t = math.sqrt(2 * math.log(1 / min(tail_tol, 1e-3))) + 1.0 if tail_tol > 0 else 40.0
+        # (in logs: 1 / tail_tol overflows to inf below ~1e-308, e.g. at delta = 1e-300, and an
+        # infinite window made every float guide nan; the window only steers, the mass outside it
+        # is added certified in value_at)
+        big_t = math.sqrt(-2 * math.log(min(tail_tol, 1e-3))) + 1.0 if tail_tol > 0 else 40.0
         lo_m, hi_m = mix.mean_range
         self.big_t = big_t
         self.xr = hi_m + big_t * s

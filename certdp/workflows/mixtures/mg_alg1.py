@@ -35,12 +35,14 @@ def mg_grid_step(sigma: arb, epsilon_delta_eta: tuple[arb, arb], sensitivity: ar
     """
     delta, eta = epsilon_delta_eta
     q = sensitivity / ((2 * arb.pi()).sqrt() * eta * sigma * delta)
-    lo, hi = math.floor(float(q.lower())), math.floor(float(q.upper()))
-    # floats of the ends only name candidate integers (rounding may move them by one, hence the
-    # neighbours); the test below is exact
-    for n in sorted({lo - 1, lo, hi}):
-        if q > n and q < n + 1:  # q in (n, n+1) certified => ceil(q) = n + 1
-            return n + 1
+    # the candidate integer is floor(q) in Arb (floats of q name the wrong integer once q > 2^53,
+    # i.e. at delta < ~1e-16); the test below is exact
+    floor = q.floor().unique_fmpz()
+    if floor is None:
+        return None
+    n = int(floor)
+    if q > n and q < n + 1:  # q in (n, n+1) certified => ceil(q) = n + 1
+        return n + 1
     return None
 
 
@@ -113,8 +115,10 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
                                 witnesses.append((t, j, n, r_lower))
                             break
         # the continuum sup is proven above the target but no grid point near its argmax is: a gap
-        # between the continuum and condition (2) on the grid that no precision closes
-        settled = res.decided is Decision.NO and not lower > target
+        # between the continuum and condition (2) on the grid that no precision closes -- unless the
+        # grid itself was undecided (N ~ 1 / delta needs more than log2 N bits of sigma: at
+        # delta < 1e-19 the first rung's 64 bits cannot fix N, and more precision does)
+        settled = res.decided is Decision.NO and not lower > target and n is not None
         return lower, upper.max(lower), settled
 
     return profile
