@@ -135,3 +135,19 @@ def test_ggm_sensitivity_vector_has_its_own_delta_floor():
     # at the floor the vector calibration certifies (and quickly: ~1 s)
     cert = certdp.calibrate("ggm", epsilon="1", delta="1e-40", shape="3/2", sensitivity="1,2")
     assert cert.method == "quantile-coupling" and certdp.verify(cert).status == "VALID"
+
+
+@pytest.mark.parametrize("dimension, alpha, refused", [
+    (2, "499/500", True), (2, "0.95", True), (3, "1.99", True),   # -1/20 < c1 < 0: refused
+    (2, "9/10", False), (2, "1", False), (3, "19/10", False), (3, "2", False), (10, "8", False),
+])
+def test_nearly_regular_singular_shapes_are_refused(dimension, alpha, refused):
+    """alpha within 1/10 of T - 1 but below it (-1/20 < c1 < 0) is outside the domain (the radial engine
+    timed out there even at eps = 1, docs/coverage.md); the edge c1 = -1/20 and alpha = T - 1 are inside."""
+    fixed = {"dimension": dimension, "alpha": alpha, "power": "2"}
+    if refused:
+        with pytest.raises(InputError) as exc:
+            check_domain("sgg", epsilon="1", delta="1e-5", **fixed)
+        assert exc.value.parameter == "alpha" and "T - 1" in str(exc.value)
+    else:
+        check_domain("sgg", epsilon="1", delta="1e-5", **fixed)

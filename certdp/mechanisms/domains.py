@@ -140,6 +140,12 @@ def check_domain(mechanism: str, *, epsilon: object = None, delta: object = None
             if not low <= v <= high:
                 raise InputError(name, f"{exact_str(v)} is outside the supported range [{exact_str(low)}, "
                                        f"{exact_str(high)}] for {mechanism} (see docs/domains.md)")
+    if mechanism == "sgg" and near_singular_shape(dimension, fixed.get("alpha")):
+        raise InputError("alpha", f"{exact_str(parse_exact(fixed['alpha'], 'alpha'))} is within "
+                                  f"{exact_str(2 * NEAR_SINGULAR_C1)} of T - 1 but below it: the nearly "
+                                  f"regular log-singular loss (-{exact_str(NEAR_SINGULAR_C1)} < c1 < 0) is outside "
+                                  f"the supported domain of sgg (use alpha = T - 1 or alpha <= T - 1 - "
+                                  f"{exact_str(2 * NEAR_SINGULAR_C1)}); see docs/domains.md")
     if components is not None and domain.components_max is not None:
         k = parse_exact(components, "components")
         if k > domain.components_max:
@@ -155,6 +161,22 @@ SINGULAR_EPSILON_FLOOR = Fraction(10)
 #: Largest epsilon for a log-singular loss, per unit of |c1| (c1 = (alpha + 1 - T)/2): eps <= 40 |c1| (was 20 |c1|
 #: before the `layer2` round; docs/coverage.md "The layer at eps = 20 and 50").
 SINGULAR_EPSILON_PER_C1 = Fraction(40)
+
+
+#: alpha just below T - 1 (-NEAR_SINGULAR_C1 < c1 < 0): the log singularity's coefficient is tiny and the radial
+#: engine times out even at eps = 1 for p = 2, 8 (docs/coverage.md "Why the eps cap ... stays"); refused.
+NEAR_SINGULAR_C1 = Fraction(1, 20)
+
+
+def near_singular_shape(dimension: object, alpha: object) -> bool:
+    """``-NEAR_SINGULAR_C1 < c1 < 0`` with ``c1 = (alpha + 1 - T)/2`` (False when not parseable)."""
+    if dimension is None or alpha is None:
+        return False
+    try:
+        t, a = parse_exact(dimension, "x"), parse_exact(alpha, "x")
+    except (InputError, TypeError):
+        return False
+    return -NEAR_SINGULAR_C1 < (a + 1 - t) / 2 < 0
 
 
 #: alpha = T - 1 with p < 1: the loss is bounded by beta s^p (pure DP above it) and a tiny delta is the mass
