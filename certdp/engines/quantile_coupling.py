@@ -228,16 +228,7 @@ class QuantileBounds:
                              -np.minimum(t_neg ** (1.0 / a), t_neg ** (1.0 / c)))
             with working_precision(self.prec):
                 for k, g in zip(todo, guess):
-                    g = float(g)
-                    margin = 1e-12 * (1.0 + abs(g))
-                    y = math.inf
-                    for _ in range(8):
-                        cand = g + margin
-                        if self._inf_cdf_at_least(cand, k):
-                            y = cand
-                            break
-                        margin *= 64.0
-                    self._cache_up[k] = y
+                    self._cache_up[k] = _first_proven_offset(float(g), 1.0, lambda y: self._inf_cdf_at_least(y, k))
         return {k: self._cache_up[k] for k in ks}
 
     def _float_box_quantile(self, tails: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -266,19 +257,20 @@ class QuantileBounds:
                      else _float_quantile_tail(float(self.a), *tails))
             with working_precision(self.prec):
                 for k, g in zip(todo, guess):
-                    g = float(g)
-                    margin = 1e-12 * (1.0 + abs(g))
-                    y = -math.inf
-                    for _ in range(8):
-                        cand = g - margin
-                        if self._sup_cdf_at_most(cand, k):
-                            y = cand
-                            break
-                        margin *= 64.0
-                    self._cache[k] = y
+                    self._cache[k] = _first_proven_offset(float(g), -1.0, lambda y: self._sup_cdf_at_most(y, k))
         return {k: self._cache[k] for k in ks}
 
 
+def _first_proven_offset(guess: float, direction: float, proven) -> float:
+    """``guess + direction * m`` for the first margin ``m = 1e-12 (1 + |guess|) 64^j`` (j < 8) at which
+    ``proven(y)`` holds (an Arb test), else ``direction * inf`` (no bound: the trivial one)."""
+    margin = 1e-12 * (1.0 + abs(guess))
+    for _ in range(8):
+        y = guess + direction * margin
+        if proven(y):
+            return y
+        margin *= 64.0
+    return direction * math.inf
 
 
 def _loss_lower(y: float, c_mid: arb, c_ball: arb, dc_ball: arb, p_mid: arb, p_ball: arb,
