@@ -60,3 +60,22 @@ def test_multi_gaussian_k1_tiny_delta_brackets_mpmath_and_verifies(delta):
         assert _mg1_h_at_delta_shift(mpmath.mpf(str(lo))) > target
         assert _mg1_h_at_delta_shift(mpmath.mpf(str(hi))) <= target
     assert verify(cert).status == "VALID"
+
+
+def test_a_witness_grid_beyond_2_4096_steps_is_refused_at_once():
+    """verify sizes its precision by log2 N: a forged N of 2^5000 steps is INVALID before any work."""
+    import json
+
+    import certdp
+    from certdp.certificate import Certificate
+
+    cert = certdp.calibrate("multi-gaussian", epsilon=1, delta="1e-12", sensitivity=1, components=1, rtol="1e-6")
+    assert certdp.verify(cert.to_json()).status == "VALID"
+    data = json.loads(cert.to_json())
+    witness = data["extra"]["unsafe_end_witness"]
+    witness["grid_size"], witness["grid_index"] = 2**5000, 2**4999
+    witness["shift"] = f"{2**4999}/{2**5000} * Delta"
+    forged = Certificate.from_dict(data)
+    forged.guarantee = forged.statement()
+    result = certdp.verify(forged.seal().to_json())
+    assert result.status == "INVALID" and any("2^4096" in r for r in result.reasons), result.reasons

@@ -174,6 +174,8 @@ def _check_mg_witness(witness: Any, eps: Fraction, delta: Fraction, eta: Fractio
              "extra.unsafe_end_witness must be {grid_index, grid_size, shift, H_lower_bound}")
     j, n = witness["grid_index"], witness["grid_size"]
     _require(type(j) is int and type(n) is int and 0 <= j <= n, "witness grid index/size must be integers")
+    # N ~ 1/delta: 4096 bits reach far below the domain's delta floor and bound a forger's precision
+    _require(n.bit_length() <= 4096, "witness grid size above 2^4096")
     _require(witness["shift"] == f"{j}/{n} * Delta", "witness shift text must be 'j/N * Delta'")
     # N ~ 1 / (eta sigma delta) has ~3.3 log10(1/delta) bits: sigma must carry more to fix N
     with working_precision(max(256, 2 * n.bit_length() + 64)):
