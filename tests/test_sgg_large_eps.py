@@ -34,7 +34,7 @@ def _mpf(q) -> mp.mpf:
     return mp.mpf(q.numerator) / q.denominator
 
 
-def mp_layer_delta(T, alpha, p, beta, eps, dps=50):
+def mp_layer_delta(T, alpha, p, beta, eps, dps=50, far=40, near=90):
     """delta(eps) of SGG(alpha, beta, p) in R^T (s = 1) at ``dps`` digits; returns (delta, error estimate)."""
     assert T in (2, 3)
     with mp.workdps(dps):
@@ -89,8 +89,8 @@ def mp_layer_delta(T, alpha, p, beta, eps, dps=50):
                 return -1
             return 0
 
-        grid = sorted({s * (1 + sg * mp.mpf(2) ** -j) for j in range(1, 90) for sg in (1, -1)}
-                      | {s * mp.mpf(2) ** -j for j in range(1, 200)} | {s * mp.mpf(2) ** j for j in range(1, 40)})
+        grid = sorted({s * (1 + sg * mp.mpf(2) ** -j) for j in range(1, near) for sg in (1, -1)}
+                      | {s * mp.mpf(2) ** -j for j in range(1, 200)} | {s * mp.mpf(2) ** j for j in range(1, far)})
         pieces = {}
         for y in (-eps, eps):
             pts = set()

@@ -188,8 +188,8 @@ def sgg_delta_float(dimension: int, alpha: float, power: float, rate: float, eps
     d = 1.0 - t
 
     def phi(w):
-        xx = (2.0 * s * w + s * s / r) / r
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            xx = (2.0 * s * w + s * s / r) / r
             # near w = -1: q / r^2 = (1 - t)^2 + 2 t (1 + w), no cancellation where r ~ s
             L = np.where(w < -0.5, np.log(d * d + 2.0 * t * (1.0 + w)), np.log1p(xx))
             val = -z * np.expm1(0.5 * power * L)
