@@ -151,3 +151,19 @@ def test_nearly_regular_singular_shapes_are_refused(dimension, alpha, refused):
         assert exc.value.parameter == "alpha" and "T - 1" in str(exc.value)
     else:
         check_domain("sgg", epsilon="1", delta="1e-5", **fixed)
+
+
+@pytest.mark.parametrize("alpha, refused", [("0.95", True), ("499/500", True), ("9/10", False), ("1", False)])
+def test_plan_steps_refuse_nearly_regular_singular_shapes(alpha, refused):
+    """The accountant asks the radial engine for many epsilons of each step: a nearly regular log-singular
+    shape (-1/20 < c1 < 0) is refused when the plan is read, as the calibration refuses it."""
+    from certdp.accounting import parse_plan
+
+    plan = {"mechanisms": [{"mechanism": "sgg", "dimension": 2, "alpha": alpha, "power": 2, "rate": 1,
+                            "count": 2}]}
+    if refused:
+        with pytest.raises(InputError) as exc:
+            parse_plan(plan)
+        assert exc.value.parameter.endswith(".alpha") and "T - 1" in str(exc.value)
+    else:
+        parse_plan(plan)

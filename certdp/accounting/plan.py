@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from certdp.numbers import InputError, exact_str, parse_exact, parse_positive
+from certdp.mechanisms.domains import NEAR_SINGULAR_C1, near_singular_shape
 
 __all__ = ["Group", "Plan", "parse_plan", "PLAN_MECHANISMS", "MAX_GROUPS", "MAX_COUNT"]
 
@@ -127,6 +128,10 @@ def _group(entry: Any, i: int) -> Group:
         alpha, dim = dict(params)["alpha"], dict(params)["dimension"]
         if not -1 < alpha <= dim - 1:
             raise InputError(f"{where}.alpha", f"must lie in (-1, T-1] = (-1, {dim - 1}] (seed 003 Lemma 4.1)")
+        if near_singular_shape(dim, alpha):
+            raise InputError(f"{where}.alpha", f"{exact_str(alpha)} is within {exact_str(2 * NEAR_SINGULAR_C1)} "
+                                               f"of T - 1 = {dim - 1} but below it: outside the supported "
+                                               f"domain of sgg (docs/domains.md)")
     return Group(name, tuple(params), count)
 
 
