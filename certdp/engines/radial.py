@@ -1445,6 +1445,8 @@ class SGGRadialProblem:
                 finally:
                     ctx.prec = old
                 val = +val     # rounded to the working precision (still an enclosure)
+            elif not upper and self._k_float >= 16.0 and (series := _lower_series_below_mode(z, self.k)) is not None:
+                val = series
             else:
                 val = z.gamma_upper(self.k, regularized=1) if upper else z.gamma_lower(self.k, regularized=1)
             if z.rad() == 0:
@@ -1554,6 +1556,34 @@ def _integer_shape_incomplete(z: arb, k: int, upper: bool) -> arb:
             return total + arb(0).union(tail.upper())
         if j > k + 100000:                   # not reached for z < k
             return z.gamma_lower(arb(k), regularized=1)
+
+
+def _lower_series_below_mode(z: arb, k: arb) -> arb | None:
+    """``P(k, z)`` for a non-integer (possibly ball) shape ``k`` and ``0 < z < k``, by the series of positive terms
+    ``P(k, z) = z^k e^-z / Gamma(k + 1) * sum_{n>=0} z^n / ((k+1) ... (k+n))`` (DLMF 8.5.1 with 8.7.1).
+
+    The term ratio ``z / (k + n + 1)`` decreases in ``n``; once the term is below ``2^-(prec+16)`` of the sum,
+    the rest is at most ``t r / (1 - r)`` with ``r`` the next ratio (a geometric majorant), added as
+    ``[0, that]``.  Arb's own lower function returns nan for a ball ``k`` (``k = 2000/3``: T = 1000,
+    alpha = 999, p = 3/2) at every precision, and ``[+/- 1e20]`` for exact ``k = 250.25, z = 150`` at 64
+    bits.  ``None`` when the series would need more than ``50 sqrt(k) (prec + 16)`` terms (``z`` near ``k``:
+    the caller's other methods apply) or ``z`` is not certainly in ``(0, k)``."""
+    if not (z > 0 and z < k):
+        return None
+    kf = float(k.mid())
+    limit = int(50 * math.sqrt(kf) * (ctx.prec + 16)) + 100
+    prefactor = (k * z.log() - z - (k + 1).lgamma()).exp()
+    eps = arb(2) ** (-(ctx.prec + 16))
+    term = arb(1)
+    total = arb(1)
+    for n in range(1, limit):
+        term = term * z / (k + n)
+        total = total + term
+        r = z / (k + n + 1)
+        if r.upper() < 1 and term < eps * total:
+            tail = term * r / (1 - r)
+            return prefactor * (total + arb(0).union(tail.upper()))
+    return None
 
 
 def _integrate_taylor(h_mid, h_b, half, n):
