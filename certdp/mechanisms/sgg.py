@@ -241,13 +241,16 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
     """
     floor = math.log(QUADRATURE_DELTA_FLOOR)
     if log_delta < floor:
+        if alpha < dimension - 1:
+            # before the quadrature: its root at the floor is out of the double range for a small k
+            # (alpha = -9/10, p = 8: k = 1/80, beta ~ 1e-960 at 1e-12), and the scale-free limit needs none
+            sf = _scale_free_rate(dimension, alpha, power, epsilon, log_delta, sensitivity)
+            if sf is not None:
+                return sf
         b0 = _quadrature_rate_root(dimension, alpha, power, epsilon, floor, sensitivity, panels, nodes)
         if b0 is None:
             return None
         if alpha < dimension - 1:
-            sf = _scale_free_rate(dimension, alpha, power, epsilon, log_delta, sensitivity)
-            if sf is not None:
-                return sf
             slope = (alpha + 1.0) / power
             lb = math.log(b0) + (log_delta - floor) / slope
             if _scale_free_regime(dimension, alpha, power, epsilon, math.log(b0 * sensitivity ** power)):
