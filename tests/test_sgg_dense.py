@@ -105,3 +105,42 @@ def test_calibration_alpha_near_minus_one_p8_tiny_delta():
             low, high = (mp.mpf(x) for x in enclosure)
             slack = mp.mpf("1e-30")
             assert low * (1 - slack) <= ref <= high * (1 + slack), (low, ref, high)
+
+
+# ----------------------------------------------------------------------------- c1 = -1/2 at large T
+def test_engine_stops_once_decided_against_the_target_delta():
+    """sgg T=128 alpha=126 p=2 (c1 = -1/2) next to its root at (0.01, 1e-300): the 64-bit rung stalled at a
+    width of 1e-7 relative (target 1.5e-8, 953 bins, 3.6 s) and every probe went on to 128 bits.  With the
+    bracket's delta passed in, the 64-bit call returns as soon as its enclosure (<= 2^-12 relative) is on one
+    side of it.  Checked against the 128-bit enclosure of the full width target (the same engine: a
+    consistency check of the early exit, not an independent value)."""
+    from flint import arb
+
+    from certdp.engines.radial import RadialPrecisionError, sgg_delta_enclosure
+    from certdp.mechanisms.sgg import sgg_profile_enclosure
+    from certdp.numbers import working_precision
+
+    args = (128, Fraction(126), Fraction(2), Fraction("3.7096511e-8"), EPS, Fraction(1))
+    target = Fraction(1, 10**300)
+    with working_precision(64):
+        with pytest.raises(RadialPrecisionError):
+            sgg_delta_enclosure(*args, eta=arb(2) ** -4096, rel_eta=2.0 ** -26)
+        early = sgg_delta_enclosure(*args, eta=arb(2) ** -4096, rel_eta=2.0 ** -26, decide_against=target)
+    assert early.lower > arb(1) / 10**300                      # decided: NOT private (delta ~ 1.24e-300)
+    assert early.upper - early.lower <= early.lower / 4096
+    with working_precision(128):
+        tight = sgg_profile_enclosure(*args)                   # relative width 1e-12, as the ladder's rung
+    assert early.lower <= tight.upper() and tight.lower() <= early.upper
+
+
+def test_calibration_c1_minus_half_large_T_stays_at_64_bits():
+    """The cell sgg T=128 alpha=126 p=2 at (0.01, 1e-300): timeout (30 s; 31 s alone, 17 engine calls, the
+    last four each 3.5 s of a stalled 64-bit rung plus 2 s at 128 bits) -> every call at 64 bits."""
+    cert = certdp.calibrate("sgg", epsilon=str(EPS), delta=DELTA, sensitivity=1, rtol="1e-6",
+                            dimension=128, alpha="126", power=2)
+    assert cert.precision_bits == 64, cert.precision_bits
+    assert cert.extra["evaluations"] <= 14, cert.extra["evaluations"]
+    low, high = (Fraction(x) for x in cert.delta_enclosure)
+    assert high <= Fraction(1, 10**300) and high - low <= low / 4096
+    unsafe_low = Fraction(cert.extra["delta_enclosure_at_unsafe_end"][0])
+    assert unsafe_low > Fraction(1, 10**300)

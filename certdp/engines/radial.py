@@ -82,7 +82,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from flint import arb, arb_series, ctx
+from flint import arb, arb_series, ctx, fmpq
 
 from certdp.numbers.balls import to_arb
 from certdp.numbers.deadline import check_deadline
@@ -2080,6 +2080,7 @@ def sgg_delta_enclosure(
     order: int = DEFAULT_ORDER,
     max_bins: int = 20000,
     progress=None,
+    decide_against: Fraction | None = None,
 ) -> RadialEnclosure:
     """Certified enclosure of the SGG privacy profile ``delta*(eps)`` (Lemma 4.1).
 
@@ -2099,6 +2100,11 @@ def sgg_delta_enclosure(
     delta_claimed`` proves a claim VIOLATED), ``upper`` a proven upper bound (the paper's oracle,
     Def. 4.3, with ``eta``-tightness).  For ``alpha = T - 1`` and ``p <= 1`` the loss is bounded by
     ``beta s^p``; if ``eps >= beta s^p`` (certified) the answer is the exact ``[0, 0]``.
+
+    ``decide_against`` (a calibration's target delta): also return, before the width target, as soon as
+    the enclosure is entirely above it or entirely at or below it (the enclosure is as certified as
+    ever, only wider; the caller's comparison with that delta is then decided).  Ignored for ball inputs
+    evaluated at their exact ends (two calls, neither of which decides alone).
     """
     extra = layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, ctx.prec)
     budget_prec = ctx.prec
@@ -2125,7 +2131,8 @@ def sgg_delta_enclosure(
     try:
         if ends is None:
             return _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity, eta, rel_eta,
-                                           log_delta_hint, order, max_bins, progress, budget_prec)
+                                           log_delta_hint, order, max_bins, progress, budget_prec,
+                                           decide_against)
         # ball inputs in a thin layer with z_s (or s) beyond the doubles: the single call with a 2^-128 rate ball
         # ran its bin budget (r1smg T = 2 at eps = 50, beta = 1.4e-575: 21 000 bins, layer bins monotone;
         # cause not analysed), with the exact ends it is certified in 1072 bins.  delta is
@@ -2241,8 +2248,12 @@ def layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, p
     return int(math.ceil(-log2_q)) + 16
 
 
+#: With ``decide_against``, the engine stops early only at this relative width or below (2^-12).
+_DECIDED_REL_WIDTH = arb(2) ** -12
+
+
 def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity, eta, rel_eta, log_delta_hint,
-                            order, max_bins, progress, budget_prec) -> RadialEnclosure:
+                            order, max_bins, progress, budget_prec, decide_against=None) -> RadialEnclosure:
     """:func:`sgg_delta_enclosure` at the current working precision (``budget_prec``: the caller's, which
     sets the bin budget)."""
     prob = SGGRadialProblem(dimension, alpha, power, rate, epsilon, sensitivity)
@@ -2374,6 +2385,7 @@ def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity,
 
     history: list[arb] = []
     TAIL = ("tail",)
+    threshold = None if decide_against is None else arb(fmpq(decide_against.numerator, decide_against.denominator))
     # the cost of a bin grows with the precision (a 2048-bit pass of 20 000 bins took 13 min, r1smg T = 2
     # at eps = 10 before the fixes of issue 17): above 256 bits the budget shrinks like 1/prec, so every
     # call of the engine stays bounded (~ a minute at 4096 bits) and a hopeless rung fails fast
@@ -2391,6 +2403,11 @@ def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity,
         if rel_eta is not None:
             target = _union(target, arb(rel_eta) * lower).upper()   # max(eta, rel * lower)
         if _finite(width) and width <= target:
+            return make(A, B, lower, upper)
+        if (threshold is not None and _finite(width) and width <= _DECIDED_REL_WIDTH * lower
+                and (upper <= threshold or lower > threshold)):
+            # decided against the caller's delta: a valid, wider enclosure (still tight enough that the
+            # bracket's secant can interpolate its ends; [0, x] would leave it bisecting)
             return make(A, B, lower, upper)
         widths = {key: width_arb(v) for key, v in bins.items()}
         widths[TAIL] = (1 + exp_eps) * tau[0]

@@ -47,11 +47,24 @@ from certdp.numbers.enclosure import Enclosure
 from certdp.numbers.exact import UndecidedError, decimal_text, exact_str, fraction_of_float_repr
 from certdp.numbers.precision import PRECISION_LADDER, decide_on_ladder, working_precision
 
-__all__ = ["Bracket", "certified_monotone_bracket", "classify_point", "bracket_reached",
+__all__ = ["Bracket", "certified_monotone_bracket", "classify_point", "bracket_reached", "decision_threshold",
            "name_reached_parameter", "describe_reached",
            "MAX_FAILED_PROBES_IN_A_ROW"]
 
 _REACHED: ContextVar = ContextVar("certdp_bracket_reached", default=None)
+
+#: The ``delta`` a :func:`classify_point` evaluation is being compared with, while its profile runs.
+_DECISION_THRESHOLD: ContextVar = ContextVar("certdp_decision_threshold", default=None)
+
+
+def decision_threshold() -> Fraction | None:
+    """The target ``delta`` of the :func:`classify_point` whose profile evaluation is running, else None.
+
+    A profile may use it to stop refining once its enclosure is entirely on one side of it (the ball is
+    still a valid enclosure; it is only wider than asked).  Only a profile called *directly* by the
+    bracket may read it: a profile that combines several evaluations (a composition) must not pass it on
+    to them, since each part is then compared with nothing."""
+    return _DECISION_THRESHOLD.get()
 
 
 @contextmanager
@@ -156,7 +169,11 @@ def classify_point(
     num, den = point.numerator, point.denominator
 
     def ball_at():
-        value = profile(arb(num) if den == 1 else arb(fmpq(num, den)))  # arb_of(point)
+        token = _DECISION_THRESHOLD.set(delta)
+        try:
+            value = profile(arb(num) if den == 1 else arb(fmpq(num, den)))  # arb_of(point)
+        finally:
+            _DECISION_THRESHOLD.reset(token)
         if counter is not None:
             counter.evaluations += 1  # type: ignore[attr-defined]
             if ctx.prec > counter.max_bits:  # type: ignore[attr-defined]
