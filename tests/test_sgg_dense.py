@@ -95,6 +95,9 @@ def test_calibration_alpha_near_minus_one_p8_tiny_delta():
     cert = certdp.calibrate("sgg", epsilon=str(EPS), delta=DELTA, sensitivity=1, rtol="1e-6",
                             dimension=2, alpha="-9/10", power=8)
     assert cert.extra["evaluations"] <= 6, cert.extra["evaluations"]
+    # delta differs by ~3e-9 between the walk's two points, below the 64-bit width target 1.5e-8: the
+    # engine refines on at 64 bits (fails before: both points went on to 128 bits)
+    assert cert.precision_bits == 64, cert.precision_bits
     lo, hi = (Fraction(x) for x in cert.interval)
     assert cert.safe_side == "lower"        # a rate: delta increases with beta
     with mp.workdps(60):

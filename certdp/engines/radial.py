@@ -2386,6 +2386,7 @@ def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity,
     history: list[arb] = []
     TAIL = ("tail",)
     threshold = None if decide_against is None else arb(fmpq(decide_against.numerator, decide_against.denominator))
+    rel_now, refinements_left, fallback = rel_eta, (3 if rel_eta is not None else 0), None
     # the cost of a bin grows with the precision (a 2048-bit pass of 20 000 bins took 13 min, r1smg T = 2
     # at eps = 10 before the fixes of issue 17): above 256 bits the budget shrinks like 1/prec, so every
     # call of the engine stays bounded (~ a minute at 4096 bits) and a hopeless rung fails fast
@@ -2400,10 +2401,18 @@ def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity,
                 rec[:] = [rec[0] if rec[0] >= lower else lower, rec[1] if rec[1] <= upper else upper,
                           ctx.prec, len(bins)]
         target = eta_arb
-        if rel_eta is not None:
-            target = _union(target, arb(rel_eta) * lower).upper()   # max(eta, rel * lower)
+        if rel_now is not None:
+            target = _union(target, arb(rel_now) * lower).upper()   # max(eta, rel * lower)
         if _finite(width) and width <= target:
-            return make(A, B, lower, upper)
+            if threshold is None or upper <= threshold or lower > threshold or not refinements_left:
+                return make(A, B, lower, upper)
+            # at the width asked but not decided against the caller's delta (a flat profile: sgg alpha =
+            # -9/10 p = 8, delta 3e-9 off at the walk's points, 64-bit target 1.5e-8): refine on at this
+            # precision, keeping this enclosure for a stall or the budget, instead of the next rung
+            fallback = make(A, B, lower, upper)
+            rel_now /= 16
+            refinements_left -= 1
+            continue
         if (threshold is not None and _finite(width) and width <= _DECIDED_REL_WIDTH * lower
                 and (upper <= threshold or lower > threshold)):
             # decided against the caller's delta: a valid, wider enclosure (still tight enough that the
@@ -2427,6 +2436,8 @@ def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity,
         # e.g. T = 10 at eps = 50 next to the layer around r = s, and that is no stall)
         stalled = len(history) > 6 and not (_arb_min(history[-6:]) < arb("0.7") * _arb_min(history[:-6]))
         if len(bins) > bin_budget or stalled:
+            if fallback is not None:
+                return fallback   # reached the width asked; only the extra refinement failed
             err = RadialPrecisionError(
                 f"width {float(width.upper()):.3g} not below the target with {len(bins)} bins at "
                 f"{ctx.prec} bits ({'stalled' if stalled else 'bin budget'})")
