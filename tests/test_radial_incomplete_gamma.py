@@ -59,3 +59,26 @@ def test_bin_masses_around_the_mode_contain_mpmath(prec, edges):
         ctx.prec = old
     with mp.workdps(60):
         _check(mass, mp.gammainc(K, mp.mpf(edges[0]), mp.mpf(edges[1]), regularized=True), prec)
+
+
+K_BIG = mp.mpf(10001) / 4     # sgg T=10000 alpha=9999/2 p=2
+
+
+@pytest.mark.parametrize("prec", [64, 128])
+@pytest.mark.parametrize("z_text", ["1", "100", "700", "1100", "1300.5"])
+def test_lower_gamma_far_below_the_mode_by_its_series(prec, z_text):
+    """k = 2500.25, ``P < 2^-600`` (no complement): Arb's ``gamma_lower`` returned ``[+/- 1e496]`` at 64-512
+    bits (``_mass`` retried each, 4 s of a 4.5 s engine call for sgg T=10000 alpha=9999/2 p=2); the positive
+    series with its certified tail against 60-digit mpmath (fails before: a useless ball)."""
+    problem = SGGRadialProblem(10000, Fraction(9999, 2), 2, Fraction(1, 50), 1, 1)
+    z = arb(z_text)
+    assert problem._lower_by_complement(z) is None
+    old = ctx.prec
+    try:
+        ctx.prec = prec
+        ball = problem._incomplete(z, False)
+    finally:
+        ctx.prec = old
+    with mp.workdps(60):
+        ref = mp.gammainc(K_BIG, 0, mp.mpf(z_text), regularized=True)
+    _check(ball, ref, prec)
