@@ -136,3 +136,18 @@ def test_enclosures_at_an_absolute_floor_do_not_send_the_guess_beyond_any_expone
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("k", [16, 80])
+def test_flat_power_law_at_tiny_delta_narrows_in_few_probes(k):
+    """delta(t) = (t/pi)^(1/k) at 1e-300 without candidate (SGG alpha = -9/10, p = 8 has k = 80: root beta ~
+    5e-24001).  The exponential search takes 12 probes to reach the root's order; the narrowing's secant of
+    ``ln(-ln delta)`` in ``ln t`` then moved a tenth of the remaining way per probe, the far end never moving
+    (8 more probes, 20 in all; each a 2 s engine call in the SGG cell).  A flat power law (log-log slope
+    <= 1/2) is now interpolated as ``ln delta`` in ``ln t``, where it is straight, and an end the secant
+    keeps leaving in place has its residual halved (Illinois): 3 narrowing probes."""
+    delta = Fraction(1, 10**300)
+    with mp.workdps(60):
+        root = mp.pi * mp.mpf(10) ** (-300 * k)
+        b = _run(lambda t: (t / arb.pi()).root(k), delta, root, None, increasing=True)
+    assert b.evaluations <= 15

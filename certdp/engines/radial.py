@@ -82,7 +82,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from flint import arb, arb_series, ctx
+from flint import arb, arb_series, ctx, fmpq
 
 from certdp.numbers.balls import to_arb
 from certdp.numbers.deadline import check_deadline
@@ -1437,6 +1437,9 @@ class SGGRadialProblem:
         if val is None or z.rad() != 0:
             if self.k_int is not None and z >= 0:
                 val = _integer_shape_incomplete(z, self.k_int, upper)
+            elif not upper and self._k_float >= 16.0 and 0 < float(z.upper()) < self._k_float - 3.0 * math.sqrt(self._k_float) \
+                    and z > 0 and self._lower_by_complement(z) is None:
+                val = _lower_gamma_series(z, self.k)
             elif not upper and (extra := self._lower_by_complement(z)) is not None:
                 old = ctx.prec
                 try:
@@ -1445,8 +1448,6 @@ class SGGRadialProblem:
                 finally:
                     ctx.prec = old
                 val = +val     # rounded to the working precision (still an enclosure)
-            elif not upper and self._k_float >= 16.0 and (series := _lower_series_below_mode(z, self.k)) is not None:
-                val = series
             else:
                 val = z.gamma_upper(self.k, regularized=1) if upper else z.gamma_lower(self.k, regularized=1)
             if z.rad() == 0:
@@ -1556,34 +1557,6 @@ def _integer_shape_incomplete(z: arb, k: int, upper: bool) -> arb:
             return total + arb(0).union(tail.upper())
         if j > k + 100000:                   # not reached for z < k
             return z.gamma_lower(arb(k), regularized=1)
-
-
-def _lower_series_below_mode(z: arb, k: arb) -> arb | None:
-    """``P(k, z)`` for a non-integer (possibly ball) shape ``k`` and ``0 < z < k``, by the series of positive terms
-    ``P(k, z) = z^k e^-z / Gamma(k + 1) * sum_{n>=0} z^n / ((k+1) ... (k+n))`` (DLMF 8.5.1 with 8.7.1).
-
-    The term ratio ``z / (k + n + 1)`` decreases in ``n``; once the term is below ``2^-(prec+16)`` of the sum,
-    the rest is at most ``t r / (1 - r)`` with ``r`` the next ratio (a geometric majorant), added as
-    ``[0, that]``.  Arb's own lower function returns nan for a ball ``k`` (``k = 2000/3``: T = 1000,
-    alpha = 999, p = 3/2) at every precision, and ``[+/- 1e20]`` for exact ``k = 250.25, z = 150`` at 64
-    bits.  ``None`` when the series would need more than ``50 sqrt(k) (prec + 16)`` terms (``z`` near ``k``:
-    the caller's other methods apply) or ``z`` is not certainly in ``(0, k)``."""
-    if not (z > 0 and z < k):
-        return None
-    kf = float(k.mid())
-    limit = int(50 * math.sqrt(kf) * (ctx.prec + 16)) + 100
-    prefactor = (k * z.log() - z - (k + 1).lgamma()).exp()
-    eps = arb(2) ** (-(ctx.prec + 16))
-    term = arb(1)
-    total = arb(1)
-    for n in range(1, limit):
-        term = term * z / (k + n)
-        total = total + term
-        r = z / (k + n + 1)
-        if r.upper() < 1 and term < eps * total:
-            tail = term * r / (1 - r)
-            return prefactor * (total + arb(0).union(tail.upper()))
-    return None
 
 
 def _integrate_taylor(h_mid, h_b, half, n):
@@ -2110,6 +2083,7 @@ def sgg_delta_enclosure(
     order: int = DEFAULT_ORDER,
     max_bins: int = 20000,
     progress=None,
+    decide_against: Fraction | None = None,
 ) -> RadialEnclosure:
     """Certified enclosure of the SGG privacy profile ``delta*(eps)`` (Lemma 4.1).
 
@@ -2129,6 +2103,11 @@ def sgg_delta_enclosure(
     delta_claimed`` proves a claim VIOLATED), ``upper`` a proven upper bound (the paper's oracle,
     Def. 4.3, with ``eta``-tightness).  For ``alpha = T - 1`` and ``p <= 1`` the loss is bounded by
     ``beta s^p``; if ``eps >= beta s^p`` (certified) the answer is the exact ``[0, 0]``.
+
+    ``decide_against`` (a calibration's target delta): also return, before the width target, as soon as
+    the enclosure is entirely above it or entirely at or below it (the enclosure is as certified as
+    ever, only wider; the caller's comparison with that delta is then decided).  Ignored for ball inputs
+    evaluated at their exact ends (two calls, neither of which decides alone).
     """
     extra = layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, ctx.prec)
     budget_prec = ctx.prec
@@ -2155,7 +2134,8 @@ def sgg_delta_enclosure(
     try:
         if ends is None:
             return _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity, eta, rel_eta,
-                                           log_delta_hint, order, max_bins, progress, budget_prec)
+                                           log_delta_hint, order, max_bins, progress, budget_prec,
+                                           decide_against)
         # ball inputs in a thin layer with z_s (or s) beyond the doubles: the single call with a 2^-128 rate ball
         # ran its bin budget (r1smg T = 2 at eps = 50, beta = 1.4e-575: 21 000 bins, layer bins monotone;
         # cause not analysed), with the exact ends it is certified in 1072 bins.  delta is
@@ -2271,8 +2251,48 @@ def layer_precision_boost(dimension, alpha, power, rate, epsilon, sensitivity, p
     return int(math.ceil(-log2_q)) + 16
 
 
+def _lower_gamma_series(z: arb, k: arb) -> arb:
+    """Regularized lower incomplete gamma ``P(k, z)`` for ``0 < z < k`` by its positive series
+    ``z^k e^-z / Gamma(k+1) * sum_n z^n / ((k+1) ... (k+n))`` with a certified tail: after the term ``t_N``
+    the ratios ``z / (k + N + i)`` decrease, so the rest is at most ``t_N r / (1 - r)``, ``r = z / (k + N + 1)``,
+    added as ``[0, that]``.  For a large non-integer ``k`` where ``P < 2^-600`` Arb's ``gamma_lower`` (and
+    ``hypgeom_1f1``) returned ``[+/- 1e496]`` at every precision tried (k = 2500.25: sgg T=10000 alpha=9999/2
+    p=2 spent 4 s of its 4.5 s engine call there, 0.3-3 ms a try at 64-512 bits); this takes ~N arb steps,
+    N ~ a few hundred below ``k - 3 sqrt k``.  Evaluated with ``log2(k z)`` more bits (the prefactor's
+    exponent ``k ln z`` is ~2e4 there), then rounded to the working precision."""
+    old = ctx.prec
+    try:
+        ctx.prec = old + 8 + max(0, int(math.log2(max(float(k.upper()) * max(float(z.upper()), 1.0), 1.0))))
+        return +_lower_gamma_series_at(z, k, arb(2) ** -(old + 8))
+    finally:
+        ctx.prec = old
+
+
+def _lower_gamma_series_at(z: arb, k: arb, goal: arb) -> arb:
+    term = arb(1)
+    total = arb(1)
+    n = 0
+    while True:
+        n += 1
+        term = term * z / (k + n)
+        total = total + term
+        r = z / (k + n + 1)
+        if r < 1:
+            tail = term * r / (1 - r)
+            if tail < goal * total or n >= 200000:
+                break
+        elif n >= 200000:
+            return arb("nan")
+    total = total + arb(0).union(tail.upper())
+    return (k * z.log() - z - (k + 1).lgamma()).exp() * total
+
+
+#: With ``decide_against``, the engine stops early only at this relative width or below (2^-12).
+_DECIDED_REL_WIDTH = arb(2) ** -12
+
+
 def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity, eta, rel_eta, log_delta_hint,
-                            order, max_bins, progress, budget_prec) -> RadialEnclosure:
+                            order, max_bins, progress, budget_prec, decide_against=None) -> RadialEnclosure:
     """:func:`sgg_delta_enclosure` at the current working precision (``budget_prec``: the caller's, which
     sets the bin budget)."""
     prob = SGGRadialProblem(dimension, alpha, power, rate, epsilon, sensitivity)
@@ -2404,6 +2424,8 @@ def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity,
 
     history: list[arb] = []
     TAIL = ("tail",)
+    threshold = None if decide_against is None else arb(fmpq(decide_against.numerator, decide_against.denominator))
+    rel_now, refinements_left, fallback = rel_eta, (3 if rel_eta is not None else 0), None
     # the cost of a bin grows with the precision (a 2048-bit pass of 20 000 bins took 13 min, r1smg T = 2
     # at eps = 10 before the fixes of issue 17): above 256 bits the budget shrinks like 1/prec, so every
     # call of the engine stays bounded (~ a minute at 4096 bits) and a hopeless rung fails fast
@@ -2418,9 +2440,22 @@ def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity,
                 rec[:] = [rec[0] if rec[0] >= lower else lower, rec[1] if rec[1] <= upper else upper,
                           ctx.prec, len(bins)]
         target = eta_arb
-        if rel_eta is not None:
-            target = _union(target, arb(rel_eta) * lower).upper()   # max(eta, rel * lower)
+        if rel_now is not None:
+            target = _union(target, arb(rel_now) * lower).upper()   # max(eta, rel * lower)
         if _finite(width) and width <= target:
+            if threshold is None or upper <= threshold or lower > threshold or not refinements_left:
+                return make(A, B, lower, upper)
+            # at the width asked but not decided against the caller's delta (a flat profile: sgg alpha =
+            # -9/10 p = 8, delta 3e-9 off at the walk's points, 64-bit target 1.5e-8): refine on at this
+            # precision, keeping this enclosure for a stall or the budget, instead of the next rung
+            fallback = make(A, B, lower, upper)
+            rel_now /= 16
+            refinements_left -= 1
+            continue
+        if (threshold is not None and _finite(width) and width <= _DECIDED_REL_WIDTH * lower
+                and (upper <= threshold or lower > threshold)):
+            # decided against the caller's delta: a valid, wider enclosure (still tight enough that the
+            # bracket's secant can interpolate its ends; [0, x] would leave it bisecting)
             return make(A, B, lower, upper)
         widths = {key: width_arb(v) for key, v in bins.items()}
         widths[TAIL] = (1 + exp_eps) * tau[0]
@@ -2440,6 +2475,8 @@ def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity,
         # e.g. T = 10 at eps = 50 next to the layer around r = s, and that is no stall)
         stalled = len(history) > 6 and not (_arb_min(history[-6:]) < arb("0.7") * _arb_min(history[:-6]))
         if len(bins) > bin_budget or stalled:
+            if fallback is not None:
+                return fallback   # reached the width asked; only the extra refinement failed
             err = RadialPrecisionError(
                 f"width {float(width.upper()):.3g} not below the target with {len(bins)} bins at "
                 f"{ctx.prec} bits ({'stalled' if stalled else 'bin budget'})")

@@ -40,6 +40,7 @@ from flint import arb, ctx
 from certdp.engines.closed_form import gaussian_profile
 from certdp.engines.radial import RadialPrecisionError, RadialRangeError, sgg_delta_enclosure
 from certdp.numbers.deadline import ResourceExhausted
+from certdp.numbers.bracket import decision_threshold
 from certdp.mechanisms.base import Mechanism, register
 from certdp.numbers import (
     Enclosure,
@@ -85,7 +86,7 @@ def relative_eta_for_precision(bits: int) -> float:
 
 def sgg_profile_enclosure(dimension: int, alpha, power, rate, epsilon, sensitivity,
                           relative_eta: float | None = None, *, progress=None,
-                          reached: list | None = None) -> arb:
+                          reached: list | None = None, decide_against: Fraction | None = None) -> arb:
     """Ball containing ``delta*(eps)`` of ``SGG(alpha, rate, power)`` in ``R^dimension``.
 
     Valid for every point of the input balls, at the current working
@@ -96,7 +97,8 @@ def sgg_profile_enclosure(dimension: int, alpha, power, rate, epsilon, sensitivi
     Returns a non-finite ball when the engine cannot reach the width at this precision (bin
     budget or stalled widths; the caller's precision ladder then moves on); ``reached``, if
     given, collects ``(enclosure, bits)`` of such failures.  ``progress(bins, width, target)``
-    is passed to the engine.
+    is passed to the engine.  ``decide_against`` (the bracket's target delta, :func:`decision_threshold`):
+    the engine may stop before the width target once the enclosure is on one side of it.
     """
     rel = relative_eta if relative_eta is not None else relative_eta_for_precision(ctx.prec)
     rate_b = _exact_or_ball(rate)
@@ -116,7 +118,7 @@ def sgg_profile_enclosure(dimension: int, alpha, power, rate, epsilon, sensitivi
     try:
         enc = sgg_delta_enclosure(dimension, _exact(alpha), _exact(power), rate_b, eps_b,
                                   _exact(sensitivity), eta=floor, rel_eta=rel, log_delta_hint=hint,
-                                  progress=progress)
+                                  progress=progress, decide_against=decide_against)
     except RadialRangeError as exc:
         raise UndecidedError(f"sgg: {exc}") from None    # settled: no precision or budget helps
     except RadialPrecisionError as exc:
@@ -241,13 +243,16 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
     """
     floor = math.log(QUADRATURE_DELTA_FLOOR)
     if log_delta < floor:
+        if alpha < dimension - 1:
+            # before the quadrature: its root at the floor is out of the double range for a small k
+            # (alpha = -9/10, p = 8: k = 1/80, beta ~ 1e-960 at 1e-12), and the scale-free limit needs none
+            sf = _scale_free_rate(dimension, alpha, power, epsilon, log_delta, sensitivity)
+            if sf is not None:
+                return sf
         b0 = _quadrature_rate_root(dimension, alpha, power, epsilon, floor, sensitivity, panels, nodes)
         if b0 is None:
             return None
         if alpha < dimension - 1:
-            sf = _scale_free_rate(dimension, alpha, power, epsilon, log_delta, sensitivity)
-            if sf is not None:
-                return sf
             slope = (alpha + 1.0) / power
             lb = math.log(b0) + (log_delta - floor) / slope
             if _scale_free_regime(dimension, alpha, power, epsilon, math.log(b0 * sensitivity ** power)):
@@ -569,7 +574,9 @@ class SGG(Mechanism):
     @classmethod
     def profile_ball(cls, value: arb, epsilon: arb, dimension: int = 2, alpha: Fraction = Fraction(1),
                      power: Fraction = Fraction(2), sensitivity: Fraction = Fraction(1)) -> arb:
-        return sgg_profile_enclosure(dimension, alpha, power, value, epsilon, sensitivity)
+        # called by the calibration bracket: stop once the comparison with its delta is decided
+        return sgg_profile_enclosure(dimension, alpha, power, value, epsilon, sensitivity,
+                                     decide_against=decision_threshold())
 
     @classmethod
     def float_candidate(cls, epsilon: float, log_delta: float, dimension: int = 2, alpha: Fraction = Fraction(1),
@@ -670,7 +677,8 @@ class _Preset(Mechanism):
     def profile_ball(cls, value: arb, epsilon: arb, dimension: int = 2,
                      sensitivity: Fraction = Fraction(1)) -> arb:
         alpha, power = cls.shape(dimension)
-        return sgg_profile_enclosure(dimension, alpha, power, cls.rate_of(value), epsilon, sensitivity)
+        return sgg_profile_enclosure(dimension, alpha, power, cls.rate_of(value), epsilon, sensitivity,
+                                     decide_against=decision_threshold())
 
     @classmethod
     def float_candidate(cls, epsilon: float, log_delta: float, dimension: int = 2,

@@ -47,11 +47,24 @@ from certdp.numbers.enclosure import Enclosure
 from certdp.numbers.exact import UndecidedError, decimal_text, exact_str, fraction_of_float_repr
 from certdp.numbers.precision import PRECISION_LADDER, decide_on_ladder, working_precision
 
-__all__ = ["Bracket", "certified_monotone_bracket", "classify_point", "bracket_reached",
+__all__ = ["Bracket", "certified_monotone_bracket", "classify_point", "bracket_reached", "decision_threshold",
            "name_reached_parameter", "describe_reached",
            "MAX_FAILED_PROBES_IN_A_ROW"]
 
 _REACHED: ContextVar = ContextVar("certdp_bracket_reached", default=None)
+
+#: The ``delta`` a :func:`classify_point` evaluation is being compared with, while its profile runs.
+_DECISION_THRESHOLD: ContextVar = ContextVar("certdp_decision_threshold", default=None)
+
+
+def decision_threshold() -> Fraction | None:
+    """The target ``delta`` of the :func:`classify_point` whose profile evaluation is running, else None.
+
+    A profile may use it to stop refining once its enclosure is entirely on one side of it (the ball is
+    still a valid enclosure; it is only wider than asked).  Only a profile called *directly* by the
+    bracket may read it: a profile that combines several evaluations (a composition) must not pass it on
+    to them, since each part is then compared with nothing."""
+    return _DECISION_THRESHOLD.get()
 
 
 @contextmanager
@@ -156,7 +169,11 @@ def classify_point(
     num, den = point.numerator, point.denominator
 
     def ball_at():
-        value = profile(arb(num) if den == 1 else arb(fmpq(num, den)))  # arb_of(point)
+        token = _DECISION_THRESHOLD.set(delta)
+        try:
+            value = profile(arb(num) if den == 1 else arb(fmpq(num, den)))  # arb_of(point)
+        finally:
+            _DECISION_THRESHOLD.reset(token)
         if counter is not None:
             counter.evaluations += 1  # type: ignore[attr-defined]
             if ctx.prec > counter.max_bits:  # type: ignore[attr-defined]
@@ -402,8 +419,11 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
     notes: list[str] = []
     # Narrowing: secant steps on log delta while they shrink the bracket fourfold (one probe at the
     # interpolated boundary; two straddling it once the bracket is within 8 rtol), else a bisection
-    # step (geometric while the ratio is large), after which the secant is tried again.
+    # step (geometric while the ratio is large), after which the secant is tried again.  An end that
+    # consecutive secant steps leave in place has its residual halved from the second time on (the
+    # Illinois step: regula falsi on a convex profile otherwise converges linearly from one side).
     use_secant = True
+    kept_safe = kept_unsafe = 0   # secant steps in a row that left that end in place (Illinois)
     while True:
         a, b = _ordered(safe_pt[0], unsafe_pt[0])
         safe_value = safe_pt[0]
@@ -415,7 +435,9 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
             if probe((a + b) / 2, "up") is not Decision.UNKNOWN:
                 continue
         if use_secant:
-            guess = _secant_guess(safe_pt, unsafe_pt, Fraction(delta))
+            safe_before, unsafe_before = safe_pt[0], unsafe_pt[0]
+            guess = _secant_guess(safe_pt, unsafe_pt, Fraction(delta),
+                                  (0.5 ** max(0, kept_safe - 1), 0.5 ** max(0, kept_unsafe - 1)))
             err_before = _log_miss(safe_pt, unsafe_pt, Fraction(delta))
             use_secant = False
             if guess is not None and a < guess < b:
@@ -430,6 +452,9 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
                             probe(point, direction)
                 else:
                     probe(guess, "up")
+                moved_safe, moved_unsafe = safe_pt[0] != safe_before, unsafe_pt[0] != unsafe_before
+                kept_safe = kept_safe + 1 if moved_unsafe and not moved_safe else 0
+                kept_unsafe = kept_unsafe + 1 if moved_safe and not moved_unsafe else 0
                 new_a, new_b = sorted((safe_pt[0], unsafe_pt[0]))
                 use_secant = (new_b - new_a) < (b - a) / 4 or _secant_converging(
                     err_before, safe_pt, unsafe_pt, Fraction(delta))
@@ -462,6 +487,7 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
             )
             break
         use_secant = True
+        kept_safe = kept_unsafe = 0
 
     lo, hi = _ordered(safe_pt[0], unsafe_pt[0])
     return Bracket(
@@ -569,12 +595,15 @@ _COARSE_STEPS = tuple(Fraction(1, 10**k) for k in (11, 9, 7, 5, 3, 1))
 
 
 def _secant_guess(safe_pt: tuple[Fraction, Enclosure], unsafe_pt: tuple[Fraction, Enclosure],
-                  delta: Fraction) -> Fraction | None:
+                  delta: Fraction, damping: tuple[float, float] = (1.0, 1.0)) -> Fraction | None:
     """Interpolate log delta linearly in t between the two certified points (float64; only a guess).
 
     Each point is represented by the end of its enclosure that decided it (the upper end at the
     safe point, the lower end at the unsafe one): a decision mode may stop with the other end far
-    off (e.g. ``[0, x]`` or ``[x, 1]``), which would make a midpoint useless."""
+    off (e.g. ``[0, x]`` or ``[x, 1]``), which would make a midpoint useless.  ``damping`` scales the
+    residuals (distance to the target in the interpolated coordinate) of the safe and the unsafe end:
+    the Illinois step of regula falsi, which halves the residual of an end the secant keeps leaving
+    in place, so that the next guess lands on its other side."""
     try:
         (t0, e0), (t1, e1) = safe_pt, unsafe_pt
         m0 = e0.upper if e0.upper > 0 else (e0.lower + e0.upper) / 2
@@ -583,32 +612,44 @@ def _secant_guess(safe_pt: tuple[Fraction, Enclosure], unsafe_pt: tuple[Fraction
             return None
         # a bracket wider than a factor 4 (left by the exponential search): power law in t
         wide = max(t0, t1) > 4 * min(t0, t1)
-        return _log_delta_point(t0, m0, t1, m1, delta, lambda frac: 0.0 < frac < 1.0, log_t=wide)
+        return _log_delta_point(t0, m0, t1, m1, delta, lambda frac: 0.0 < frac < 1.0, log_t=wide,
+                                damping=damping)
     except (ValueError, ZeroDivisionError, OverflowError):
         return None
 
 
 def _log_delta_point(t0: Fraction, m0: Fraction, t1: Fraction, m1: Fraction, delta: Fraction,
-                     accept: Callable[[float], bool], log_t: bool = False) -> Fraction | None:
+                     accept: Callable[[float], bool], log_t: bool = False,
+                     damping: tuple[float, float] = (1.0, 1.0)) -> Fraction | None:
     """Where the line through ``(t0, ln m0)`` and ``(t1, ln m1)`` reaches ``ln delta`` (float64; a guess).
 
     Below ``delta = e^-69`` the line is drawn in ``ln(-ln delta)`` against ``ln t`` (nearly straight for
-    the profiles met there: Gaussian-like ``-ln delta ~ c t^-g`` and power laws ``delta ~ c t^k``, where
-    ``ln delta`` against ``t`` is curved enough that a one-sided secant crawled: 21 probes for one SGG
-    p = 8 cell at 1e-100).  ``frac`` is the position along the line (0 at ``t0``, 1 at ``t1``); None
-    unless ``accept(frac)`` (interpolation or extrapolation).  ``log_t``: ``ln delta`` against ``ln t``
-    above ``e^-69`` too (a power law, for brackets spanning orders of magnitude).  Float errors propagate
-    to the caller."""
+    Gaussian-like ``-ln delta ~ c t^-g``, where ``ln delta`` against ``t`` is curved enough that a
+    one-sided secant crawled: 21 probes for one SGG p = 8 cell at 1e-100), except for a flat power law
+    (log-log slope at most 1/2 between the two points, ``delta ~ c t^k`` with small ``k``: SGG alpha = -9/10,
+    p = 8 has ``k = 1/80``), where ``ln(-ln delta)`` is curved and the secant converged linearly (a tenth of
+    the remaining way per probe) while ``ln delta`` against ``ln t`` is straight.  ``frac`` is the position
+    along the line (0 at ``t0``, 1 at ``t1``); None unless ``accept(frac)`` (interpolation or
+    extrapolation).  ``log_t``: ``ln delta`` against ``ln t`` above ``e^-69`` too (a power law, for
+    brackets spanning orders of magnitude).  ``damping``: factors on the residuals of the two points (see
+    :func:`_secant_guess`).  Float errors propagate to the caller."""
     import math
 
     l0 = math.log(m0.numerator) - math.log(m0.denominator)
     l1 = math.log(m1.numerator) - math.log(m1.denominator)
     ld = math.log(delta.numerator) - math.log(delta.denominator)
+    w0, w1 = damping
     if ld < _TINY_LOG_DELTA and l0 < 0 and l1 < 0:
-        u0, u1, ud = math.log(-l0), math.log(-l1), math.log(-ld)
-        frac = (u0 - ud) / (u0 - u1)
-        return t0 * _ratio_power(t1 / t0, frac) if accept(frac) else None
-    frac = (l0 - ld) / (l0 - l1)
+        lt0 = math.log(t0.numerator) - math.log(t0.denominator)
+        lt1 = math.log(t1.numerator) - math.log(t1.denominator)
+        if not abs(l1 - l0) <= 0.5 * abs(lt1 - lt0):
+            u0, u1, ud = math.log(-l0), math.log(-l1), math.log(-ld)
+            f0, f1 = (u0 - ud) * w0, (u1 - ud) * w1
+            frac = f0 / (f0 - f1)
+            return t0 * _ratio_power(t1 / t0, frac) if accept(frac) else None
+        log_t = True   # a flat power law: ln delta against ln t
+    f0, f1 = (l0 - ld) * w0, (l1 - ld) * w1
+    frac = f0 / (f0 - f1)
     if not accept(frac):
         return None
     return t0 * _ratio_power(t1 / t0, frac) if log_t else t0 + (t1 - t0) * Fraction(frac)

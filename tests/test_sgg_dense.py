@@ -1,0 +1,149 @@
+"""The dense shape grid of issue 17 (branch ``dense``): alpha = -9/10, p = 8 at (eps, delta) = (0.01, 1e-300).
+
+``k = (alpha + 1)/p = 1/80``: delta ~ beta^(1/80), the root is beta ~ 5e-24001.  Before, the float quadrature's
+root at 1e-12 (beta ~ 1e-960) was out of the double range, so ``sgg_rate_candidate`` returned None although the
+scale-free limit needs no quadrature; the bracket walked 12 doublings from beta = 1 and its secant then crawled
+(a tenth of the remaining way per probe): timeout (30 s) at every T, 46 s at T = 2 alone.
+
+Reference: a *different formula and code*, the scale-free limit in mpmath (50 digits, tanh-sinh in ``t``;
+the candidate's float version is Gauss-Legendre in ``c = sin(theta)``, the engine is Arb bins in ``z``).
+With ``r = s t``, ``z_s = beta s^p`` the radial law is ``p z_s^k t^alpha e^(-z_s t^p) dt / Gamma(k)`` and the
+loss ``c1 ln(q / t^2) - z_s (...)``, ``q = t^2 + 2 w t + 1``, ``c1 = (alpha + 1 - T)/2``; dropping the ``z_s``
+terms (relative size ``z_s t_max^p ~ 1e-23980`` here) the threshold is ``w0(t, y) = (t^2 (E - 1) - 1)/(2 t)``,
+``E = e^(y / c1)``, and ``delta = (p z_s^k / Gamma(k)) I`` with
+``I = a^(alpha+1)/(alpha+1) + int_a^{1/(sqrt E - 1)} t^alpha F_W(-w0(t, -eps)) dt
+- e^eps int_{1/(1 + sqrt E')}^{1/(1 - sqrt E')} t^alpha F_W(w0(t, eps)) dt``, ``a = 1/(sqrt E + 1)``
+(``tests/test_sgg_tiny_delta.py`` has the R1SMG case ``alpha = 0, p = 2``; the identity test below checks
+the generalisation reduces to it).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath as mp
+import pytest
+
+import certdp
+
+from test_sgg_tiny_delta import r1smg_scale_free_delta
+
+EPS = Fraction(1, 100)
+DELTA = "1e-300"
+
+
+def _q(x) -> mp.mpf:
+    x = Fraction(x)
+    return mp.mpf(x.numerator) / x.denominator
+
+
+def scale_free_delta(T: int, alpha, p, eps, z_s, dps: int = 50) -> mp.mpf:
+    """delta of SGG(T, alpha, p) in the limit ``z_s = beta s^p -> 0`` (module docstring)."""
+    with mp.workdps(dps):
+        e, al, pw = _q(eps), _q(alpha), _q(p)
+        k = (al + 1) / pw
+        c1 = (al + 1 - T) / 2
+        a = mp.mpf(T - 1) / 2
+
+        def fw(w):
+            if w <= -1:
+                return mp.mpf(0)
+            if w >= 1:
+                return mp.mpf(1)
+            return mp.betainc(a, a, 0, (w + 1) / 2, regularized=True)
+
+        E = mp.exp(e / -c1)
+        Ep = 1 / E
+        sE, sEp = mp.sqrt(E), mp.sqrt(Ep)
+
+        def w0(t, y_E):
+            return (t * t * (y_E - 1) - 1) / (2 * t)
+
+        a_lo, a_hi = 1 / (sE + 1), 1 / (sE - 1)
+        b_lo, b_hi = 1 / (1 + sEp), 1 / (1 - sEp)
+        # geometric pieces: the ends are a factor ~ 4 |c1| / eps apart at small eps
+        pa = [a_lo * (a_hi / a_lo) ** (mp.mpf(i) / 12) for i in range(13)]
+        pb = [b_lo * (b_hi / b_lo) ** (mp.mpf(i) / 12) for i in range(13)]
+        part_a = a_lo ** (al + 1) / (al + 1) + mp.quad(lambda t: t ** al * fw(-w0(t, E)), pa)
+        part_b = mp.quad(lambda t: t ** al * fw(w0(t, Ep)), pb)
+        return pw * _q(z_s) ** k / mp.gamma(k) * (part_a - mp.exp(e) * part_b)
+
+
+def test_the_general_scale_free_reference_reduces_to_the_r1smg_one():
+    beta = Fraction(7, 10**601)
+    ours = scale_free_delta(10, 0, 2, 1, beta, dps=30)
+    theirs = r1smg_scale_free_delta(10, 1, beta, dps=30)
+    assert abs(ours / theirs - 1) < mp.mpf("1e-25")
+
+
+def test_rate_candidate_exists_where_the_quadrature_root_leaves_the_doubles():
+    """Fails before: ``sgg_rate_candidate`` returned None (the root at 1e-12 is beta ~ 1e-960)."""
+    from certdp.mechanisms.sgg import sgg_rate_candidate
+
+    rate = sgg_rate_candidate(2, -0.9, 8.0, float(EPS), math.log(1e-300), 1.0)
+    assert rate is not None
+    ref = scale_free_delta(2, Fraction(-9, 10), 8, EPS, Fraction(str(rate)))
+    # a guess, but delta there is the target to 1e-5 (beta to ~1e-3: k = 1/80)
+    assert abs(ref / mp.mpf(DELTA) - 1) < mp.mpf("1e-5"), ref
+
+
+def test_calibration_alpha_near_minus_one_p8_tiny_delta():
+    """The cell (T = 2, alpha = -9/10, p = 8) at (0.01, 1e-300): few engine calls (25 before, 46 s: the
+    bracket walked from beta = 1), and the certified ends agree with the 50-digit reference: delta <= 1e-300
+    at the safe end, > 1e-300 at the other, each inside the engine's enclosure there."""
+    cert = certdp.calibrate("sgg", epsilon=str(EPS), delta=DELTA, sensitivity=1, rtol="1e-6",
+                            dimension=2, alpha="-9/10", power=8)
+    assert cert.extra["evaluations"] <= 6, cert.extra["evaluations"]
+    # delta differs by ~3e-9 between the walk's two points, below the 64-bit width target 1.5e-8: the
+    # engine refines on at 64 bits (fails before: both points went on to 128 bits)
+    assert cert.precision_bits == 64, cert.precision_bits
+    lo, hi = (Fraction(x) for x in cert.interval)
+    assert cert.safe_side == "lower"        # a rate: delta increases with beta
+    with mp.workdps(60):
+        for rate, enclosure, private in ((lo, cert.delta_enclosure, True),
+                                         (hi, cert.extra["delta_enclosure_at_unsafe_end"], False)):
+            ref = scale_free_delta(2, Fraction(-9, 10), 8, EPS, rate)
+            assert (ref <= mp.mpf(DELTA)) is private, (rate, ref)
+            low, high = (mp.mpf(x) for x in enclosure)
+            slack = mp.mpf("1e-30")
+            assert low * (1 - slack) <= ref <= high * (1 + slack), (low, ref, high)
+
+
+# ----------------------------------------------------------------------------- c1 = -1/2 at large T
+def test_engine_stops_once_decided_against_the_target_delta():
+    """sgg T=128 alpha=126 p=2 (c1 = -1/2) next to its root at (0.01, 1e-300): the 64-bit rung stalled at a
+    width of 1e-7 relative (target 1.5e-8, 953 bins, 3.6 s) and every probe went on to 128 bits.  With the
+    bracket's delta passed in, the 64-bit call returns as soon as its enclosure (<= 2^-12 relative) is on one
+    side of it.  Checked against the 128-bit enclosure of the full width target (the same engine: a
+    consistency check of the early exit, not an independent value)."""
+    from flint import arb
+
+    from certdp.engines.radial import RadialPrecisionError, sgg_delta_enclosure
+    from certdp.mechanisms.sgg import sgg_profile_enclosure
+    from certdp.numbers import working_precision
+
+    args = (128, Fraction(126), Fraction(2), Fraction("3.7096511e-8"), EPS, Fraction(1))
+    target = Fraction(1, 10**300)
+    with working_precision(64):
+        with pytest.raises(RadialPrecisionError):
+            sgg_delta_enclosure(*args, eta=arb(2) ** -4096, rel_eta=2.0 ** -26)
+        early = sgg_delta_enclosure(*args, eta=arb(2) ** -4096, rel_eta=2.0 ** -26, decide_against=target)
+    assert early.lower > arb(1) / 10**300                      # decided: NOT private (delta ~ 1.24e-300)
+    assert early.upper - early.lower <= early.lower / 4096
+    with working_precision(128):
+        tight = sgg_profile_enclosure(*args)                   # relative width 1e-12, as the ladder's rung
+    assert early.lower <= tight.upper() and tight.lower() <= early.upper
+
+
+def test_calibration_c1_minus_half_large_T_stays_at_64_bits():
+    """The cell sgg T=128 alpha=126 p=2 at (0.01, 1e-300): timeout (30 s; 31 s alone, 17 engine calls, the
+    last four each 3.5 s of a stalled 64-bit rung plus 2 s at 128 bits) -> every call at 64 bits."""
+    cert = certdp.calibrate("sgg", epsilon=str(EPS), delta=DELTA, sensitivity=1, rtol="1e-6",
+                            dimension=128, alpha="126", power=2)
+    assert cert.precision_bits == 64, cert.precision_bits
+    assert cert.extra["evaluations"] <= 14, cert.extra["evaluations"]
+    low, high = (Fraction(x) for x in cert.delta_enclosure)
+    assert high <= Fraction(1, 10**300) and high - low <= low / 4096
+    unsafe_low = Fraction(cert.extra["delta_enclosure_at_unsafe_end"][0])
+    assert unsafe_low > Fraction(1, 10**300)
