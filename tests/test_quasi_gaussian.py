@@ -189,5 +189,9 @@ def test_qg_exact_calibrates_at_delta_1e_300(eps):
 
     cert = certdp.calibrate("quasi-gaussian", epsilon=eps, delta="1e-300", sensitivity=1, rtol=1e-6,
                             method="exact-mixture-engine")
-    lower, upper = QuasiGaussian.profile_bounds(arb(str(cert.value)), arb(eps), rel_tol=1e-7)
+    # re-decided from scratch at the certified sigma (and just below it: not private there)
+    sigma = arb(str(cert.value))
+    _, upper = QuasiGaussian.profile_bounds(sigma, arb(eps), rel_tol=1e-7, target=arb("1e-300"))
     assert upper <= arb("1e-300")
+    lower, _ = QuasiGaussian.profile_bounds(sigma * (1 - arb("1e-5")), arb(eps), rel_tol=1e-7, target=arb("1e-300"))
+    assert lower > arb("1e-300")
