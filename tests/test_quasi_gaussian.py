@@ -132,3 +132,66 @@ def test_qg_ratio_enclosure_contains_mpmath(sigma, eps):
     ref = _mp_ratio(sigma, eps)
     assert _inside(enc, ref), (enc, ref)
     assert float(enc.rad()) < 1e-13, enc
+
+
+def _qg_h_at_delta_shift_mp(mix, eps: int) -> mpmath.mpf:
+    """H(Delta), Delta = 1, of the QG mixture ``mix`` in mpmath at 60 digits, by the closed form with
+    mixture CDFs: its weights (midpoints) and sigma, the truncations written out (component -1 lives
+    on x <= 0, +1 on x >= 0, 0 on R). The one root r < -1 of ``f(x + 1) = e^eps f(x)`` by bisection
+    (D > 0 to its left), then ``H = F(r + 1) - e^eps F(r)`` (only components -1, 0 reach x < 0)."""
+    with mpmath.workdps(60):
+        s = mpmath.mpf(mix.sigma.mid().str(40, radius=False))
+        w = {int(float(c.mean.mid())): mpmath.mpf(c.weight.mid().str(40, radius=False)) for c in mix.components}
+
+        def log_dens_left(x):  # x < 0: components -1 and 0 only
+            return mpmath.log(w[-1] * mpmath.npdf(x, -1, s) + w[0] * mpmath.npdf(x, 0, s))
+
+        def cdf_left(x):
+            return w[-1] * mpmath.ncdf(x, -1, s) + w[0] * mpmath.ncdf(x, 0, s)
+
+        g = lambda x: log_dens_left(x + 1) - eps - log_dens_left(x)
+        lo, hi = -80 * s, mpmath.mpf(-1)
+        assert g(lo) > 0 > g(hi)
+        for _ in range(400):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if g(mid) > 0 else (lo, mid)
+        return cdf_left(lo + 1) - mpmath.e ** eps * cdf_left(lo)
+
+
+def test_qg_exact_profile_at_delta_1e_300_matches_mpmath():
+    # branch mix2: a truncated component's mass over an interval outside its support was computed
+    # as Phi(z) - Phi(z) of two independent balls (sigma is a ball): an error floor ~1e-21, so
+    # H(Delta) ~ 1e-300 had lower bound 0 at every precision and the calibration timed out.
+    # Fails before the fix (lower == 0).
+    from certdp.engines.gaussian_mixture.engine import ShiftEngine
+    from certdp.mechanisms.quasi_gaussian import quasi_gaussian_mixture
+
+    sigma = arb("36.124859")
+    mix = quasi_gaussian_mixture(sigma, arb(1), arb(1))
+    h_mp = _qg_h_at_delta_shift_mp(mix, 1)
+    assert mpmath.mpf("1e-290") < h_mp < mpmath.mpf("1e-285")
+    r = ShiftEngine(mix, arb(1), 1e-300, 1e-9).value_at(arb(1))
+    lo, up = mpmath.mpf(r.lower.str(30, radius=False)), mpmath.mpf(r.upper.str(30, radius=False))
+    assert lo > 0 and lo <= h_mp * (1 + mpmath.mpf("1e-12")) and h_mp <= up * (1 + mpmath.mpf("1e-12"))
+    assert up - lo <= mpmath.mpf("1e-6") * h_mp
+    # and the certified sup over shifts holds H(Delta) and is as tight as the rel_tol asked
+    from certdp.engines.gaussian_mixture import privacy_profile_sup
+
+    res = privacy_profile_sup(mix, arb(1), arb(1), symmetric=True, rel_tol=1e-7, delta_scale=1e-289)
+    lo, up = mpmath.mpf(res.lower.str(30, radius=False)), mpmath.mpf(res.upper.str(30, radius=False))
+    assert lo > 0 and h_mp <= up * (1 + mpmath.mpf("1e-12")) and up <= lo * (1 + mpmath.mpf("1e-6"))
+
+
+@pytest.mark.parametrize("eps", ["1", "50"])
+def test_qg_exact_calibrates_at_delta_1e_300(eps):
+    # branch mix2: these cells timed out (> 30 s) before the fix
+    import certdp
+
+    cert = certdp.calibrate("quasi-gaussian", epsilon=eps, delta="1e-300", sensitivity=1, rtol=1e-6,
+                            method="exact-mixture-engine")
+    # re-decided from scratch at the certified sigma (and just below it: not private there)
+    sigma = arb(str(cert.value))
+    _, upper = QuasiGaussian.profile_bounds(sigma, arb(eps), rel_tol=1e-7, target=arb("1e-300"))
+    assert upper <= arb("1e-300")
+    lower, _ = QuasiGaussian.profile_bounds(sigma * (1 - arb("1e-5")), arb(eps), rel_tol=1e-7, target=arb("1e-300"))
+    assert lower > arb("1e-300")
