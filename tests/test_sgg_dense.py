@@ -147,3 +147,24 @@ def test_calibration_c1_minus_half_large_T_stays_at_64_bits():
     assert high <= Fraction(1, 10**300) and high - low <= low / 4096
     unsafe_low = Fraction(cert.extra["delta_enclosure_at_unsafe_end"][0])
     assert unsafe_low > Fraction(1, 10**300)
+
+
+def test_tiny_shape_profile_with_a_large_delta_hint_is_finite_at_64_bits():
+    """sgg T=3 alpha=-9/10 p=8 (k = 1/80) at eps = 50, rate 25.252724 (delta ~ 0.5): with the float hint
+    ln delta ~ -0.69 the engine's tail cut left the A side at [+/- 0.94] (122 bins, stalled) at every rung and
+    the (50, 0.5) cell timed out; the profile now retries without the hint (the engine's own cut).  The
+    result must agree with the engine called without a hint on the exact rate (a different input path; the
+    128- and 256-bit rungs stall at ~100 bins here: not analysed)."""
+    from flint import arb
+
+    from certdp.engines.radial import sgg_delta_enclosure
+    from certdp.mechanisms.sgg import sgg_profile_enclosure
+    from certdp.numbers import working_precision
+
+    with working_precision(64):
+        ball = sgg_profile_enclosure(3, Fraction(-9, 10), 8, arb("25.252724"), Fraction(50), Fraction(1))
+    assert ball.is_finite() and ball.rad() < 1e-6 * ball.mid()
+    with working_precision(64):
+        ref = sgg_delta_enclosure(3, Fraction(-9, 10), Fraction(8), Fraction("25.252724"), Fraction(50), Fraction(1),
+                                  eta=arb(2) ** -4000, rel_eta=2.0 ** -26)
+    assert ball.overlaps(ref.as_ball())
