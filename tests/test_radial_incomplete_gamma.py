@@ -15,6 +15,7 @@ import pytest
 from flint import arb, ctx
 
 from certdp.engines.radial import SGGRadialProblem
+from certdp.numbers import working_precision
 
 K = mp.mpf(1001) / 4
 
@@ -92,31 +93,22 @@ T3, ALPHA3, P3, RATE3, EPS3 = 1000, Fraction(999), Fraction(3, 2), Fraction("9.2
 
 def test_arb_lower_function_is_nan_for_a_ball_shape():
     """What the series replaces (if Arb starts answering here, the series is still a valid enclosure)."""
-    old = ctx.prec
-    try:
-        ctx.prec = 256
+    with working_precision(256):
         assert not arb(50).gamma_lower(arb(2000) / 3, regularized=1).is_finite()
-    finally:
-        ctx.prec = old
 
 
 @pytest.mark.parametrize("edges", [(20, 30), (50, 52), (300, 320), (600, 620)])
 def test_bin_masses_for_a_ball_shape_below_the_mode_contain_mpmath(edges):
-    old = ctx.prec
-    try:
-        ctx.prec = 64                    # the shape ball is made at the working precision, as in the engine
+    with working_precision(64):          # the shape ball is made at the working precision, as in the engine
         problem = SGGRadialProblem(T3, ALPHA3, P3, RATE3, EPS3, 1)
         assert problem.k.rad() > 0
         mass = problem._mass(arb(edges[0]), arb(edges[1]))
-    finally:
-        ctx.prec = old
     with mp.workdps(60):
         _check(mass, mp.gammainc(mp.mpf(2000) / 3, edges[0], edges[1], regularized=True), 64)
 
 
 def test_64_bit_pass_at_the_timed_out_cell_is_certified_and_agrees_with_128_bits():
     from certdp.engines.radial import sgg_delta_enclosure
-    from certdp.numbers import working_precision
 
     encs = []
     for bits in (64, 128):

@@ -1437,9 +1437,6 @@ class SGGRadialProblem:
         if val is None or z.rad() != 0:
             if self.k_int is not None and z >= 0:
                 val = _integer_shape_incomplete(z, self.k_int, upper)
-            elif not upper and self._k_float >= 16.0 and 0 < float(z.upper()) < self._k_float - 3.0 * math.sqrt(self._k_float) \
-                    and z > 0 and self._lower_by_complement(z) is None:
-                val = _lower_gamma_series(z, self.k)
             elif not upper and (extra := self._lower_by_complement(z)) is not None:
                 old = ctx.prec
                 try:
@@ -1448,6 +1445,9 @@ class SGGRadialProblem:
                 finally:
                     ctx.prec = old
                 val = +val     # rounded to the working precision (still an enclosure)
+            elif not upper and self._k_float >= 16.0 and z > 0 \
+                    and float(z.upper()) < self._k_float - 3.0 * math.sqrt(self._k_float):
+                val = _lower_gamma_series(z, self.k)    # P < 2^-600: no complement (see the function)
             else:
                 val = z.gamma_upper(self.k, regularized=1) if upper else z.gamma_lower(self.k, regularized=1)
             if z.rad() == 0:

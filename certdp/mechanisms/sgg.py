@@ -115,21 +115,22 @@ def sgg_profile_enclosure(dimension: int, alpha, power, rate, epsilon, sensitivi
     # absolute floor far below any double: the relative target decides; delta = 0 (pure DP) is
     # decided analytically by the engine
     floor = arb(2) ** (-64 * ctx.prec)
+    def engine(log_hint):
+        return sgg_delta_enclosure(dimension, _exact(alpha), _exact(power), rate_b, eps_b, _exact(sensitivity),
+                                   eta=floor, rel_eta=rel, log_delta_hint=log_hint, progress=progress,
+                                   decide_against=decide_against)
+
     try:
         try:
-            enc = sgg_delta_enclosure(dimension, _exact(alpha), _exact(power), rate_b, eps_b,
-                                      _exact(sensitivity), eta=floor, rel_eta=rel, log_delta_hint=hint,
-                                      progress=progress, decide_against=decide_against)
+            enc = engine(hint)
         except RadialPrecisionError as first:
             if hint is None or isinstance(first, RadialRangeError) \
-                    or not (Fraction(alpha) + 1) / Fraction(power) < Fraction(1, 4):
+                    or not (_exact(alpha) + 1) / _exact(power) < Fraction(1, 4):
                 raise
             # a tiny Gamma shape k (mass spread over thousands of e-folds of z): the tail cut placed from the
             # hint left the A side at [+/- 0.94] (sgg T=3 alpha=-9/10 p=8 at (50, 0.5), rate 25.25: 122 bins,
             # stalled); the engine's own cut (no hint) certifies in 549 bins.  The hint only steers.
-            enc = sgg_delta_enclosure(dimension, _exact(alpha), _exact(power), rate_b, eps_b,
-                                      _exact(sensitivity), eta=floor, rel_eta=rel, log_delta_hint=None,
-                                      progress=progress, decide_against=decide_against)
+            enc = engine(None)
     except RadialRangeError as exc:
         raise UndecidedError(f"sgg: {exc}") from None    # settled: no precision or budget helps
     except RadialPrecisionError as exc:
