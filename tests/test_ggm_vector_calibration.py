@@ -155,3 +155,61 @@ def test_cli_calibrates_a_vector_at_delta_1e12(cli):
     assert data["method"] == "quantile-coupling" and "rtol" not in data["inputs"]
     ver = cli("verify", "-", "--json", stdin=out.stdout)
     assert json.loads(ver.stdout)["status"] == "VALID"
+
+
+@pytest.mark.parametrize("shape, epsilon, delta", [
+    pytest.param("4", "1/100", "1/10", marks=pytest.mark.slow),   # small eps, large delta: loss step 2^-14
+    pytest.param("3/2", "50", "1e-12", marks=pytest.mark.slow),   # large eps: loss step 2^-6
+    ("4", "50", "1e-30"),
+])
+def test_coupled_bracket_at_the_domain_corners_contains_the_quadrature_threshold(shape, epsilon, delta):
+    """The loss step follows the cell (excess and slope of the float candidate, not eps): at the corners
+    of the documented domain the certified bracket still holds the 50-digit quadrature threshold."""
+    cert = certdp.calibrate("ggm", epsilon=epsilon, delta=delta, shape=shape, sensitivity=[1, 2])
+    assert cert.method == "quantile-coupling"
+    lo, hi = (Fraction(x) for x in cert.interval)
+    target = _mp(Fraction(delta))
+    assert _delta_by_quadrature(shape, hi, Fraction(epsilon), (1, 2)) <= target
+    assert _delta_by_quadrature(shape, lo, Fraction(epsilon), (1, 2)) > target
+    assert (hi - lo) / hi < Fraction(5, 1000)
+
+
+@pytest.mark.parametrize("delta", ["1e-12", "1e-30"])
+def test_laplace_vector_near_its_pure_dp_scale(delta):
+    """p = 1, d = 5, eps = 0.01: the product Laplace is pure eps-DP at b = ||Delta||_1 / eps = 600 exactly
+    (loss <= sum_i Delta_i / b), so any delta > 0 has b(1) <= 600: the proven-unsafe end must lie below
+    600 and the bracket must be tight there (a fixed loss grid 2^-19 once gave a 2.3x too small float
+    candidate and a 1 % bracket; now the grid follows the loss spread).  Round-trips through verify."""
+    cert = certdp.calibrate("ggm", epsilon="1/100", delta=delta, shape="1", sensitivity="1,2,1,1,1")
+    lo, hi = (Fraction(x) for x in cert.interval)
+    assert cert.method == "quantile-coupling"
+    assert lo < 600 and (hi - lo) / hi < Fraction(1, 100) and hi > 590
+    assert certdp.verify(cert).status == "VALID"
+
+
+def test_the_coupled_engine_refuses_a_loss_grid_beyond_its_cap():
+    """A step far finer than the losses need (2^-28 at eps = 50, losses spread over ~100) is refused
+    quickly with UndecidedError, whoever asks (verify bounds its work the same way)."""
+    from certdp.engines.quantile_coupling import MAX_LOSS_POINTS
+    from certdp.workflows.ggm_vector import CoupledPointBounds
+
+    bounds = CoupledPointBounds(Fraction(4), Fraction(50), Fraction(1, 10**12), [Fraction(1), Fraction(2)], 2.0,
+                                loss_step=2.0**-28)
+    for side in (bounds.upper, bounds.lower):
+        with pytest.raises(UndecidedError, match=f"at most {MAX_LOSS_POINTS}"):
+            side(Fraction(2))
+
+
+def test_verify_refuses_a_recorded_loss_step_finer_than_the_calibration_uses():
+    """A forged loss step (finer than COUPLED_FINEST_STEP) is INVALID before any work is done; a coarser
+    recorded step that no longer proves the recorded ends is INVALID too."""
+    from certdp.workflows.ggm_vector import COUPLED_FINEST_STEP
+
+    cert = certdp.calibrate("ggm", epsilon="1", delta="1e-12", shape="3/2", sensitivity="1,2", rtol="1e-2")
+    assert certdp.verify(cert).status == "VALID"
+    for step in (COUPLED_FINEST_STEP / 2, Fraction(1, 4)):
+        data = json.loads(cert.to_json())
+        data["inputs"]["loss_step"] = str(step)
+        forged = certdp.Certificate.from_dict(data)
+        forged.guarantee = forged.statement()
+        assert certdp.verify(forged.seal()).status == "INVALID", step

@@ -238,8 +238,10 @@ def standard_coordinates(p: Fraction, b: float, sensitivities, *, dt: float = DE
     return [StandardCoordinate.at_scale(Fraction(p), b, Fraction(d), dt, tail) for d in sensitivities]
 
 
-def _last_coordinate_sum(c: np.ndarray, c_off: int, m: np.ndarray, m_off: int, eps: arb, dt: float) -> float:
-    """float64 value of sum_j c_j sum_k m_k h((c_off + j + m_off + k) dt) via suffix sums.
+def _last_coordinate_sum(c: np.ndarray, c_off: int, m: np.ndarray, m_off: int, eps: arb, dt: float, *,
+                         with_tail: bool = False) -> float | tuple[float, float]:
+    """float64 value of sum_j c_j sum_k m_k h((c_off + j + m_off + k) dt) via suffix sums
+    (``with_tail``: and the mass of the total losses above eps, sum_j c_j sum_{k >= k0} m_k).
 
     h(t) = (1 - e^(eps - t))_+; for fixed j the inner sum is SA[k0] - e^(eps - t_j) SB[k0]
     with SA, SB suffix sums of m_k and m_k e^(-s_k), k0 the first k with s_k > eps - t_j.
@@ -262,6 +264,8 @@ def _last_coordinate_sum(c: np.ndarray, c_off: int, m: np.ndarray, m_off: int, e
         np.concatenate(([1.0], np.full(len(c) - 1, r))))
     inner = sa[k0] - e_t * sb[k0]
     inner = np.maximum(inner, 0.0)
+    if with_tail:
+        return float(np.dot(c, inner)), float(np.dot(c, sa[k0]))
     return float(np.dot(c, inner))
 
 
@@ -342,15 +346,20 @@ def product_delta_enclosure(p: Fraction, b: arb, eps: arb, sensitivities) -> arb
 # float64 estimates (candidates only) and the probabilistic MC / empirical-Bernstein method
 # ------------------------------------------------------------------------------------------
 
-def float_product_delta(p: float, b: float, eps: float, sensitivities, dt: float = 2.0**-10) -> float:
-    """float64 estimate of delta (same discretisation, mid-bin losses). Not certified."""
+def float_product_delta(p: float, b: float, eps: float, sensitivities, dt: float = 2.0**-10, *,
+                        with_tail: bool = False, tail: float = 1e-12, fast: bool = False) -> float | tuple[float, float]:
+    """float64 estimate of delta (same discretisation, mid-bin losses). Not certified.
+
+    ``with_tail``: the pair (delta, P(L > eps)) -- their ratio delta / P(L > eps) is the mean of
+    1 - e^(eps - L) over the losses above eps, the scale a loss grid must resolve."""
+    from scipy.signal import fftconvolve
     from scipy.special import gammaincc
 
     arr_all = None
     off_all = 0
     laws = []
     for d in sensitivities:
-        xs = _cut_points(p, b, d, dt, 1e-12, thin=False)
+        xs = _cut_points(p, b, d, dt, tail, thin=False)
         s = 1.0 / p
         sf = np.where(xs > 0, gammaincc(s, (np.abs(xs) / b) ** p) / 2, 1 - gammaincc(s, (np.abs(xs) / b) ** p) / 2)
         masses = np.concatenate(([1 - sf[0]], sf[:-1] - sf[1:], [sf[-1]]))
@@ -361,10 +370,11 @@ def float_product_delta(p: float, b: float, eps: float, sensitivities, dt: float
         laws.append((lo, np.bincount(idx - lo, weights=masses)))
     arr_all, off_all = np.array([1.0]), 0
     for lo, arr in laws[:-1]:
-        arr_all = np.convolve(arr_all, arr)
+        # FFT errors are ~1e-16 of the total mass: harmless for a delta above ~1e-9 (a float estimate)
+        arr_all = fftconvolve(arr_all, arr) if fast and len(arr_all) * len(arr) > 1 << 16 else np.convolve(arr_all, arr)
         off_all += lo
     with ctx.workprec(64):
-        return _last_coordinate_sum(arr_all, off_all, laws[-1][1], laws[-1][0], arb(eps), dt)
+        return _last_coordinate_sum(arr_all, off_all, laws[-1][1], laws[-1][0], arb(eps), dt, with_tail=with_tail)
 
 
 def float_product_scale(p: float, eps: float, delta: float, sensitivities, polish: bool = True,
@@ -414,6 +424,74 @@ def float_product_scale(p: float, eps: float, delta: float, sensitivities, polis
         if f2(a) > 0 > f2(c):
             return math.exp(brentq(f2, a, c, xtol=polish_tol, rtol=polish_tol))
         return b0
+    except (ValueError, OverflowError):
+        return None
+
+
+def _pow2_floor(x: float) -> float:
+    return 2.0 ** math.floor(math.log2(x))
+
+
+def float_vector_scale(p: float, eps: float, delta: float, sensitivities, *, rtol: float = 1e-4,
+                       with_excess: bool = False) -> float | tuple[float, float, float] | None:
+    """float64 candidate for b(p) of a sensitivity vector at any (eps, delta), resolving the loss.
+
+    Not certified: it only proposes (the cut points and the first scale of a certified bracket).
+    Brent on log b of :func:`float_product_delta`, with the loss grid and the tail cut following the
+    cell instead of fixed: the grid is 2^-5 times the loss scale max_i Delta_i / b_hi (b_hi the 1-D
+    scale of ||Delta||_1, an upper bound of b) -- at eps = 0.01, d = 5, p = 1 the fixed grid 2^-7 was
+    coarser than the whole loss range and the candidate came out 2.3x too small -- then refined to
+    2^-5 times the mean excess delta / P(L > eps) at the first root (the scale the losses above eps
+    must be resolved at) and the root re-solved if that is finer; the tails are cut at
+    min(1e-12, delta / 1000); FFT convolution where delta >= 1e-9 (its ~1e-16 absolute errors are
+    harmless there).  ``with_excess``: the pair (b, delta / P(L > eps)) at the returned scale (the grid
+    step when no loss above eps was resolved).
+    """
+    from scipy.optimize import brentq
+
+    from certdp.engines.monotone_loss import float_scale
+
+    lo = float_scale(p, eps, delta, max(sensitivities))
+    hi = float_scale(p, eps, delta, sum(sensitivities))
+    if lo is None or hi is None:
+        return None
+    lo *= 0.999
+    tail = min(1e-12, delta * 1e-3)
+    fast = delta >= 1e-9
+
+    def root(dt: float, a: float, c: float) -> float | None:
+        def f(lb: float) -> float:
+            est = float_product_delta(p, math.exp(lb), eps, sensitivities, dt=dt, tail=tail, fast=fast)
+            return math.log(max(est, 1e-300)) - math.log(delta)
+        fa = f(math.log(a))
+        if fa < 0:
+            return a
+        k = 0
+        while f(math.log(c)) > 0 and k < 20:
+            c *= 1.5
+            k += 1
+        return math.exp(brentq(f, math.log(a), math.log(c), xtol=rtol, rtol=rtol))
+
+    try:
+        dt = 2.0**-5 * _pow2_floor(min(1.0, max(sensitivities) / hi))
+        b1 = root(dt, lo, hi)
+        if b1 is None:
+            return None
+        est, above = float_product_delta(p, b1, eps, sensitivities, dt=dt, tail=tail, fast=fast, with_tail=True)
+        excess = est / above if above > 0 and est > 0 else dt
+        dt2 = 2.0**-5 * _pow2_floor(excess)
+        if dt2 < dt:
+            b1 = root(dt2, max(lo, b1 * 0.9), b1 * 1.1)
+            if b1 is None:
+                return None
+            est, above = float_product_delta(p, b1, eps, sensitivities, dt=dt2, tail=tail, fast=fast, with_tail=True)
+            excess = est / above if above > 0 and est > 0 else dt2
+        if not with_excess:
+            return b1
+        # -d log delta / d log b at b1 (one-sided, 1 %): with the excess it sets the loss step a bracket needs
+        est2 = float_product_delta(p, b1 * 1.01, eps, sensitivities, dt=min(dt, dt2), tail=tail, fast=fast)
+        slope = (math.log(max(est, 1e-300)) - math.log(max(est2, 1e-300))) / math.log(1.01)
+        return b1, excess, slope
     except (ValueError, OverflowError):
         return None
 

@@ -50,7 +50,7 @@ from fractions import Fraction
 import numpy as np
 from flint import arb, arb_poly, fmpz_poly
 
-from certdp.numbers import arb_of, working_precision
+from certdp.numbers import UndecidedError, arb_of, working_precision
 from certdp.numbers.balls import abs_pow, float_lower
 
 __all__ = ["U_BITS", "QuantileBounds", "u_partition", "coupled_delta_lower", "coupled_delta_upper", "DEFAULT_LOSS_STEP",
@@ -384,6 +384,20 @@ class LossKernel:
         return out
 
 
+#: most loss-grid points one coordinate's law may span (range / h): bounds the memory and time of the
+#: exact convolution whatever loss step a caller (or a certificate handed to ``verify``) asks for
+MAX_LOSS_POINTS = 1 << 22
+
+
+def _grid_length(off: int, top: int, h: float) -> int:
+    """top - off + 1, or :class:`UndecidedError` if it exceeds :data:`MAX_LOSS_POINTS`."""
+    n = top - off + 1
+    if n > MAX_LOSS_POINTS:
+        raise UndecidedError(f"quantile coupling: the loss step 2^{round(math.log2(h))} puts {n} grid points "
+                             f"under one coordinate's losses (at most {MAX_LOSS_POINTS}): use a coarser step")
+    return n
+
+
 def _counts_poly(losses: list[float], masses: list[int], h: float) -> tuple[int, fmpz_poly] | None:
     """(offset, poly) with poly coefficient k = total mass of rounded loss (offset + k) h."""
     pairs = [(math.floor(l / h), m) for l, m in zip(losses, masses) if l != -math.inf and m > 0]
@@ -392,6 +406,7 @@ def _counts_poly(losses: list[float], masses: list[int], h: float) -> tuple[int,
         return None
     off = min(i for i, _ in pairs)
     top = max(i for i, _ in pairs)
+    _grid_length(off, top, h)
     coeffs = [0] * (top - off + 1)
     for i, m in pairs:
         coeffs[i - off] += m
@@ -557,7 +572,7 @@ def coupled_delta_upper(p: Fraction, b: Fraction, eps: Fraction, sensitivities, 
         total = sum(masses) + top
         if pairs:
             off = min(i_ for i_, _ in pairs)
-            coeffs = [0] * (max(i_ for i_, _ in pairs) - off + 1)
+            coeffs = [0] * _grid_length(off, max(i_ for i_, _ in pairs), h)
             for i_, m in pairs:
                 coeffs[i_ - off] += m
             poly = fmpz_poly(coeffs)

@@ -418,20 +418,27 @@ class CoupledPointBounds:
         self.mass_bits = coupled_mass_bits(len(self.active), len(part), self.dlt) if mass_bits is None else mass_bits
         self.quantiles = QuantileBounds(self.p, self.p)
         self.evaluations = 0
+        self._memo: dict[tuple[str, Fraction], arb] = {}  # each bound at each scale is computed once
 
     def upper(self, b: Fraction) -> arb:
         from certdp.engines.quantile_coupling import coupled_delta_upper
 
-        self.evaluations += 1
-        return coupled_delta_upper(self.p, b, self.eps, self.active, self.parts, self.quantiles, h=self.loss_step,
-                                   mass_bits=self.mass_bits)
+        key = ("upper", Fraction(b))
+        if key not in self._memo:
+            self.evaluations += 1
+            self._memo[key] = coupled_delta_upper(self.p, b, self.eps, self.active, self.parts, self.quantiles,
+                                                  h=self.loss_step, mass_bits=self.mass_bits)
+        return self._memo[key]
 
     def lower(self, b: Fraction) -> arb:
         from certdp.engines.quantile_coupling import coupled_delta_lower
 
-        self.evaluations += 1
-        return coupled_delta_lower(self.p, self.p, b, self.eps, self.active, self.parts, self.quantiles,
-                                   h=self.loss_step, mass_bits=self.mass_bits)
+        key = ("lower", Fraction(b))
+        if key not in self._memo:
+            self.evaluations += 1
+            self._memo[key] = coupled_delta_lower(self.p, self.p, b, self.eps, self.active, self.parts,
+                                                  self.quantiles, h=self.loss_step, mass_bits=self.mass_bits)
+        return self._memo[key]
 
     def enclosure(self, b: Fraction) -> arb:
         """A ball containing delta at ``b``: [lower end of :meth:`lower`, upper end of :meth:`upper`]."""
@@ -524,9 +531,10 @@ def coupled_point_scale(p: Fraction, eps: Fraction, dlt: Fraction, active: list[
 COUPLED_CUT_POINTS = "u_partition at the float candidate, shared by every scale"
 
 #: (bins, loss step) of the coupled bracket, coarse to fine: the next is tried while the bracket is wider
-#: than the goal (each step roughly halves the discretisation gap and doubles the work).
-COUPLED_SETTINGS: tuple[tuple[int, float], ...] = ((1000, 2.0**-12), (2000, 2.0**-13), (4000, 2.0**-14),
-                                                   (8000, 2.0**-15))
+#: than the goal (each roughly halves the bins' part of the gap; the loss step's part, set by
+#: :func:`coupled_loss_shift` to ~0.1 %, is halved from the third on).
+COUPLED_SETTINGS: tuple[tuple[int, float], ...] = ((1000, 2.0**-12), (2000, 2.0**-12), (4000, 2.0**-13),
+                                                   (8000, 2.0**-14))
 
 #: bracket width aimed at when no rtol is requested (then none is claimed): the product engine's ~2e-3
 COUPLED_DEFAULT_GOAL = 5e-3
@@ -536,24 +544,43 @@ COUPLED_DEFAULT_GOAL = 5e-3
 PRODUCT_DELTA_FLOOR = Fraction(1, 10**8)
 
 
-def _vector_candidate(p: Fraction, eps: Fraction, dlt: Fraction, active) -> float:
-    """A float64 guess of b(p) for the vector (only proposes scales and the cut points)."""
-    from certdp.engines.product_loss import float_product_scale
+def _vector_candidate(p: Fraction, eps: Fraction, dlt: Fraction, active) -> tuple[float, float, float]:
+    """A float64 guess of b(p) for the vector, the mean excess delta / P(L > eps) and the slope
+    -d log delta / d log b there (all only propose: the scales tried, the cut points, the loss step)."""
+    from certdp.engines.product_loss import float_vector_scale
 
-    cand = float_product_scale(float(p), float(eps), float(dlt), [float(q) for q in active], polish=False,
-                               coarse_dt=2.0**-7)
-    if cand is None or not (math.isfinite(cand) and cand > 0):
+    found = float_vector_scale(float(p), float(eps), float(dlt), [float(q) for q in active], rtol=1e-4,
+                               with_excess=True)
+    if found is None or not (math.isfinite(found[0]) and found[0] > 0):
         raise UndecidedError("vector calibration: no float candidate")
-    return cand
+    return found
 
 
-def coupled_loss_shift(eps: Fraction, active, cand: float) -> int:
-    """k = floor(log2 min(1, eps)), clamped to [-20, 0]: the loss grid of the coupled calibration is 2^k
-    times :data:`COUPLED_SETTINGS`' (the threshold eps sets the resolution the losses need; a tightness choice,
-    ``verify`` bounds its work by it).  ``active`` and ``cand`` are unused: scaling by max_i Delta_i / b too
-    cost 18x at (1, 1e-30, d = 5) for no width gain."""
-    scale = min(1.0, float(eps))
-    return max(math.floor(math.log2(scale)), -20) if scale > 0 else -20
+#: the finest loss step :func:`coupled_loss_shift` can choose times the finest of :data:`COUPLED_SETTINGS`;
+#: ``verify`` accepts no finer one (the engine's grid-length cap bounds the work of any step)
+COUPLED_FINEST_STEP = Fraction(min(step for _, step in COUPLED_SETTINGS)) / 2**14
+
+def coupled_loss_shift(p: Fraction, active, cand: float, excess: float, slope: float, width: float) -> int:
+    """k in [-14, 6] such that the coupled calibration's loss grid is 2^k times :data:`COUPLED_SETTINGS`'.
+
+    Rounding the losses to a step h moves the two bounds of delta apart by about d h / excess in
+    relative terms (excess = delta / P(L > eps): the losses above eps count 1 - e^(eps - L), on that
+    scale), hence the bracket by d h / (excess slope), slope = -d log delta / d log b (measured
+    C ~ 1 at d = 5, p = 3/2 and p = 4, delta 0.1 and 1e-12).  The first step is the power of two
+    below ``width`` excess slope / d (the calibration passes a quarter of its goal: the bins take the
+    rest), for p = 1 also below 2^-10 ||Delta||_1 / b (the whole loss spread: near the pure-DP
+    scale ||Delta||_1 / eps delta falls off a cliff and the slope says nothing about the step),
+    clamped to [2^-26, 2^-6].  A tightness and cost choice only: any step
+    gives valid bounds.  (The earlier rule, 2^-12 min(1, eps), was 64x too fine at eps = 0.01,
+    delta = 0.1 -- 50 s instead of 2 s at d = 5 -- and 30x too fine at eps = 50.)"""
+    d = len(active)
+    spread = float(sum(abs(float(q)) for q in active)) / cand
+    scale = width * excess * slope / d
+    if p == 1:
+        scale = min(scale, spread * 2.0**-10)
+    if not (math.isfinite(scale) and scale > 0):
+        return 0
+    return max(min(math.floor(math.log2(scale)) + 12, 6), -14)
 
 
 def calibrate_vector_coupled(shape: object, epsilon: object, delta: object, sensitivity: object, *,
@@ -569,8 +596,8 @@ def calibrate_vector_coupled(shape: object, epsilon: object, delta: object, sens
     convolution) and Arb only; the float candidate only proposes.  Unlike the product engine this
     holds at any delta the partition resolves (tail masses down to 2^-160, delta to ~1e-30).
 
-    Width.  The bracket is as wide as the gap between the two bounds (~0.4 % at 1000 bins, loss step
-    2^-12 times min(1, eps), rounded down to a power of two); finer settings (:data:`COUPLED_SETTINGS`) are tried while it is wider than ``rtol`` (or
+    Width.  The bracket is as wide as the gap between the two bounds (~0.4 % at 1000 bins, the loss
+    step of :func:`coupled_loss_shift`); finer settings (:data:`COUPLED_SETTINGS`) are tried while it is wider than ``rtol`` (or
     :data:`COUPLED_DEFAULT_GOAL`) and ``budget_seconds`` lasts.  An explicit ``rtol`` is claimed (and
     checked by ``verify``); if no setting reaches it, :class:`UndecidedError` names the bracket reached.
     p = 2, p = inf and one active coordinate use the exact 1-D calibration, as :func:`calibrate_vector`.
@@ -598,9 +625,8 @@ def calibrate_vector_coupled(shape: object, epsilon: object, delta: object, sens
     if dlt < Fraction(1, 2**U_BITS):
         raise UndecidedError(f"vector calibration (quantile coupling): delta = {exact_str(dlt)} is below the "
                              f"coupling's mass resolution 2^-{U_BITS} (~7e-49): no tail bin can hold mass delta")
-    cand = _vector_candidate(p, eps, dlt, active)
-    # the loss grid follows the threshold eps (eps = 0.01, d = 3: 8 % -> ~1 % wide at 1000 bins), a power of two
-    shift = coupled_loss_shift(eps, active, cand)
+    cand, excess, slope = _vector_candidate(p, eps, dlt, active)
+    shift = coupled_loss_shift(p, active, cand, excess, slope, goal / 4)
     best = None
     evaluations = 0
     tried = []
@@ -632,8 +658,9 @@ def calibrate_vector_coupled(shape: object, epsilon: object, delta: object, sens
                              f"{exact_str(tol)} ({'; '.join(tried)})")
     bounds = pt.bounds
     b_lo, b_hi = (Fraction(x) for x in pt.interval)
-    enc_hi, enc_lo = bounds.enclosure(b_hi), bounds.enclosure(b_lo)
-    evaluations += 4
+    before = bounds.evaluations
+    enc_hi, enc_lo = bounds.enclosure(b_hi), bounds.enclosure(b_lo)  # two of the four bounds are memoised
+    evaluations += bounds.evaluations - before
     params = GeneralizedGaussian.parse_fixed(shape=shape, sensitivity=sensitivity)
     method = METHODS["quantile-coupling"]
     return Certificate.for_calibration(

@@ -303,7 +303,7 @@ def _check_coupled_calibration(cert: Certificate, params: dict[str, Any], eps: F
     integers + Arb, deterministic).  Any partition gives valid bounds, so recorded settings that do not
     prove their end make the record false: INVALID (as for the shape search's scale evidence)."""
     from certdp.engines.quantile_coupling import U_BITS
-    from certdp.workflows.ggm_vector import COUPLED_CUT_POINTS, COUPLED_SETTINGS, CoupledPointBounds, coupled_loss_shift
+    from certdp.workflows.ggm_vector import COUPLED_CUT_POINTS, COUPLED_FINEST_STEP, CoupledPointBounds
     from certdp.workflows.ggm_vector_certificate import MAX_BINS
 
     _known_inputs(cert, {"epsilon", "delta", "rtol", "bins", "loss_step", "mass_bits"})
@@ -323,10 +323,9 @@ def _check_coupled_calibration(cert: Certificate, params: dict[str, Any], eps: F
     _require(cand is not None and repr(cand) == cert.extra["float_candidate"],
              "extra.float_candidate must be a positive float's repr")
     _require(1e-300 < cand < 1e300, "extra.float_candidate out of range")
-    # the work grows like 1/loss_step: at most the finest step the calibration uses at this candidate
-    finest = Fraction(2) ** coupled_loss_shift(eps, active, cand) * Fraction(min(s for _, s in COUPLED_SETTINGS))
-    _require(step >= finest, f"inputs.loss_step must be >= {exact_str(finest)} here (the finest step the "
-                             "calibration uses)")
+    # the work grows like 1/loss_step: no finer than the calibration ever uses (and the engine caps the grid)
+    _require(step >= COUPLED_FINEST_STEP, f"inputs.loss_step must be >= {exact_str(COUPLED_FINEST_STEP)} (the finest "
+                                          "step the calibration uses)")
     bounds = CoupledPointBounds(shape, eps, delta, active, cand, cells=int(bins), loss_step=float(step),
                                 mass_bits=int(bits))
     report.say(f"recomputed by the quantile coupling at the recorded partition ({int(bins)} bins at the float "
