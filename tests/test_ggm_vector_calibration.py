@@ -213,3 +213,18 @@ def test_verify_refuses_a_recorded_loss_step_finer_than_the_calibration_uses():
         forged = certdp.Certificate.from_dict(data)
         forged.guarantee = forged.statement()
         assert certdp.verify(forged.seal()).status == "INVALID", step
+
+
+@pytest.mark.parametrize("scale", ["1/2", pytest.param("3/4", marks=pytest.mark.slow)])
+def test_product_engine_bounds_when_the_losses_span_more_than_the_float_exponent_range(scale):
+    """p = 4, eps = 50, Delta = (1, 2), b = 1/2: the losses span ~1000, beyond float64's e^709; the last
+    coordinate's sum keeps every exponential in [e^-dt, 1] (it was NaN at b = 1/2).  The certified
+    bounds contain the 50-digit quadrature and the float estimate lies between them."""
+    from certdp.engines.product_loss import float_product_delta, product_delta_bounds
+    from certdp.numbers import arb_of
+
+    b = Fraction(scale)
+    lower, upper = product_delta_bounds(Fraction(4), arb_of(b), arb_of(Fraction(50)), [Fraction(1), Fraction(2)])
+    exact = _delta_by_quadrature("4", b, 50, (1, 2))
+    assert lower <= exact <= upper and upper - lower < 1e-4
+    assert lower <= float_product_delta(4.0, float(b), 50.0, [1.0, 2.0]) <= upper

@@ -243,25 +243,31 @@ def _last_coordinate_sum(c: np.ndarray, c_off: int, m: np.ndarray, m_off: int, e
     """float64 value of sum_j c_j sum_k m_k h((c_off + j + m_off + k) dt) via suffix sums
     (``with_tail``: and the mass of the total losses above eps, sum_j c_j sum_{k >= k0} m_k).
 
-    h(t) = (1 - e^(eps - t))_+; for fixed j the inner sum is SA[k0] - e^(eps - t_j) SB[k0]
-    with SA, SB suffix sums of m_k and m_k e^(-s_k), k0 the first k with s_k > eps - t_j.
-    Error analysis in :func:`product_delta_bounds`.
+    h(t) = (1 - e^(eps - t))_+; for fixed j the inner sum is SA[k0] - e^(u_j - s_k0) SB[k0] with
+    u_j = eps - t_j, SA the suffix sums of m_k, SB[k] = sum_{i >= k} m_i e^(-(i - k) dt) (the
+    recurrence SB[k] = m_k + e^-dt SB[k + 1], all terms positive and <= the mass) and k0 the first k
+    with s_k > u_j, so that u_j - s_k0 lies in [-dt, 0) and no exponential leaves [e^-dt, 1]: the
+    split e^(u_j) * sum m_k e^(-s_k) overflowed once the losses spanned more than ~700 (p = 4,
+    eps = 50: NaN).  Error analysis in :func:`product_delta_bounds`.
     """
+    from scipy.signal import lfilter
+
     n_m = len(m)
     r = float(arb(-dt).exp().mid())
-    e_s = float((-arb(m_off) * arb(dt)).exp().mid()) * np.cumprod(np.concatenate(([1.0], np.full(n_m - 1, r))))
     sa = np.concatenate((np.cumsum(m[::-1])[::-1], [0.0]))
-    sb = np.concatenate((np.cumsum((m * e_s)[::-1])[::-1], [0.0]))
+    sb = np.concatenate((lfilter([1.0], [1.0, -r], m[::-1])[::-1], [0.0]))
     e_over = eps / arb(dt)
     e_mid = float(e_over.mid())
-    j = np.arange(len(c))
-    # s_k > eps - t_j  <=>  k > e_over - c_off - j - m_off ; decide with the ball (exact integers)
-    thr = e_mid - c_off - j - m_off
-    k0 = np.floor(thr).astype(np.int64) + 1
-    # guard against thr within rounding of an integer: treat h there via both neighbours (h = 0 there)
-    k0 = np.clip(k0, 0, n_m)
-    e_t = float((eps - arb(c_off) * arb(dt)).exp().mid()) * np.cumprod(
-        np.concatenate(([1.0], np.full(len(c) - 1, r))))
+    # s_k > eps - t_j  <=>  k > thr_j = e_over - c_off - j - m_off; with e_over = E + f (E an integer,
+    # 0 <= f < 1, both exact) the integer part I_j = E - c_off - m_off - j is exact (int64) and
+    # k0 = I_j + 1, so k0 - thr_j = 1 - f wherever k0 is not clipped
+    e_int = math.floor(e_mid)
+    e_frac = e_mid - e_int
+    whole = np.int64(e_int - c_off - m_off) - np.arange(len(c), dtype=np.int64)
+    # a misplaced threshold (e_mid within rounding of an integer) moves only terms with h ~ 0 there
+    k0 = np.clip(whole + 1, 0, n_m)
+    # e^(u_j - s_k0) = e^(-(k0 - thr_j) dt), <= 1 except where k0 was clipped to n_m (then SB = 0)
+    e_t = np.exp(-np.maximum((k0 - whole).astype(np.float64) - e_frac, 0.0) * dt)
     inner = sa[k0] - e_t * sb[k0]
     inner = np.maximum(inner, 0.0)
     if with_tail:
@@ -442,7 +448,7 @@ def float_vector_scale(p: float, eps: float, delta: float, sensitivities, *, rto
     scale of ||Delta||_1, an upper bound of b) -- at eps = 0.01, d = 5, p = 1 the fixed grid 2^-7 was
     coarser than the whole loss range and the candidate came out 2.3x too small -- then refined to
     2^-5 times the mean excess delta / P(L > eps) at the first root (the scale the losses above eps
-    must be resolved at) and the root re-solved if that is finer; the tails are cut at
+    must be resolved at, but at least 2^-12 max_i Delta_i / b) and the root re-solved if that is finer; the tails are cut at
     min(1e-12, delta / 1000); FFT convolution where delta >= 1e-9 (its ~1e-16 absolute errors are
     harmless there).  ``with_excess``: the pair (b, delta / P(L > eps)) at the returned scale (the grid
     step when no loss above eps was resolved).
@@ -479,7 +485,9 @@ def float_vector_scale(p: float, eps: float, delta: float, sensitivities, *, rto
             return None
         est, above = float_product_delta(p, b1, eps, sensitivities, dt=dt, tail=tail, fast=fast, with_tail=True)
         excess = est / above if above > 0 and est > 0 else dt
-        dt2 = 2.0**-5 * _pow2_floor(excess)
+        # never finer than 2^-12 of one coordinate's loss scale: near the pure-DP scale of p = 1 the excess
+        # is tiny only because delta falls off a cliff (eps = 50, d = 3: 11 s for no better candidate)
+        dt2 = max(2.0**-5 * _pow2_floor(excess), _pow2_floor(2.0**-12 * max(sensitivities) / b1))
         if dt2 < dt:
             b1 = root(dt2, max(lo, b1 * 0.9), b1 * 1.1)
             if b1 is None:
