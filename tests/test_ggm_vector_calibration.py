@@ -183,8 +183,17 @@ def test_laplace_vector_near_its_pure_dp_scale(delta):
     cert = certdp.calibrate("ggm", epsilon="1/100", delta=delta, shape="1", sensitivity="1,2,1,1,1")
     lo, hi = (Fraction(x) for x in cert.interval)
     assert cert.method == "quantile-coupling"
-    assert lo < 600 and (hi - lo) / hi < Fraction(1, 100) and hi > 590
+    # the safe end is the exact pure-DP scale (the coupled upper end lies above it), delta = 0 recorded
+    assert hi == 600 and lo < 600 and (hi - lo) / hi < Fraction(1, 100)
+    assert [Fraction(x) for x in cert.delta_enclosure] == [0, 0]
     assert certdp.verify(cert).status == "VALID"
+    # the exact branch of verify applies only at or above ||Delta||_1 / eps: a safe end moved below it
+    # (599) must be re-proven by the coupled upper bound, which fails there
+    data = json.loads(cert.to_json())
+    data["interval"][1] = data["value"] = "599"
+    forged = certdp.Certificate.from_dict(data)
+    forged.guarantee = forged.statement()
+    assert certdp.verify(forged.seal()).status == "INVALID"
 
 
 def test_the_coupled_engine_refuses_a_loss_grid_beyond_its_cap():

@@ -583,6 +583,16 @@ def coupled_loss_shift(p: Fraction, active, cand: float, excess: float, slope: f
     return max(min(math.floor(math.log2(scale)) + 12, 6), -14)
 
 
+def laplace_pure_dp_scale(eps: Fraction, active) -> Fraction:
+    """||Delta||_1 / eps (exact): GGM(1, b) with a sensitivity vector is pure eps-DP for b >= this.
+
+    Lemma.  For p = 1 the privacy loss is L = sum_i (|x_i + Delta_i| - |x_i|) / b <= sum_i |Delta_i| / b
+    (triangle inequality), so for b >= ||Delta||_1 / eps, L <= eps surely and delta(eps) =
+    E[(1 - e^(eps - L))_+] = 0.  The coupled calibration uses it as its safe end where it is below the
+    coupled one (at tiny delta the minimal scale sits just under it); ``verify`` re-checks it exactly."""
+    return sum((abs(Fraction(q)) for q in active), Fraction(0)) / Fraction(eps)
+
+
 def calibrate_vector_coupled(shape: object, epsilon: object, delta: object, sensitivity: object, *,
                              rtol: object = None, budget_seconds: float = 60.0, notes: list[str] | None = None):
     """Certified scale bracket for GGM(p) with a sensitivity VECTOR by the quantile coupling (method
@@ -627,6 +637,7 @@ def calibrate_vector_coupled(shape: object, epsilon: object, delta: object, sens
                              f"coupling's mass resolution 2^-{U_BITS} (~7e-49): no tail bin can hold mass delta")
     cand, excess, slope = _vector_candidate(p, eps, dlt, active)
     shift = coupled_loss_shift(p, active, cand, excess, slope, goal / 4)
+    pure = laplace_pure_dp_scale(eps, active) if p == 1 else None
     best = None
     evaluations = 0
     tried = []
@@ -642,6 +653,8 @@ def calibrate_vector_coupled(shape: object, epsilon: object, delta: object, sens
             continue
         evaluations += pt.bounds.evaluations
         lo, hi = (Fraction(x) for x in pt.interval)
+        if pure is not None:
+            hi = min(hi, pure)
         width = (hi - lo) / hi
         tried.append(f"{cells} bins, loss step 2^{round(math.log2(step))}: width {float(width):.3g}")
         if best is None or width < best[1]:
@@ -652,15 +665,22 @@ def calibrate_vector_coupled(shape: object, epsilon: object, delta: object, sens
         raise UndecidedError("vector calibration (quantile coupling): could not certify a bracket ("
                              + "; ".join(tried) + ")")
     pt, width = best
+    b_lo, b_hi = (Fraction(x) for x in pt.interval)
+    at_pure = pure is not None and pure <= b_hi
+    if at_pure:
+        b_hi = pure
     if tol is not None and width > tol:
         raise UndecidedError(f"vector calibration (quantile coupling): the certified bracket "
-                             f"[{pt.interval[0]}, {pt.interval[1]}] has relative width {float(width):.3g} > rtol "
+                             f"[{exact_str(b_lo)}, {exact_str(b_hi)}] has relative width {float(width):.3g} > rtol "
                              f"{exact_str(tol)} ({'; '.join(tried)})")
     bounds = pt.bounds
-    b_lo, b_hi = (Fraction(x) for x in pt.interval)
     before = bounds.evaluations
-    enc_hi, enc_lo = bounds.enclosure(b_hi), bounds.enclosure(b_lo)  # two of the four bounds are memoised
+    enc_lo = bounds.enclosure(b_lo)
+    enc_hi = arb(0) if at_pure else bounds.enclosure(b_hi)  # two of the four bounds are memoised
     evaluations += bounds.evaluations - before
+    if at_pure:
+        tried.append(f"safe end = ||Delta||_1 / eps = {exact_str(b_hi)}: the product Laplace is pure eps-DP there "
+                     "(delta = 0 exactly)")
     params = GeneralizedGaussian.parse_fixed(shape=shape, sensitivity=sensitivity)
     method = METHODS["quantile-coupling"]
     return Certificate.for_calibration(

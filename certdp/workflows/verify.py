@@ -303,7 +303,8 @@ def _check_coupled_calibration(cert: Certificate, params: dict[str, Any], eps: F
     integers + Arb, deterministic).  Any partition gives valid bounds, so recorded settings that do not
     prove their end make the record false: INVALID (as for the shape search's scale evidence)."""
     from certdp.engines.quantile_coupling import U_BITS
-    from certdp.workflows.ggm_vector import COUPLED_CUT_POINTS, COUPLED_FINEST_STEP, CoupledPointBounds
+    from certdp.workflows.ggm_vector import (COUPLED_CUT_POINTS, COUPLED_FINEST_STEP, CoupledPointBounds,
+                                             laplace_pure_dp_scale)
     from certdp.workflows.ggm_vector_certificate import MAX_BINS
 
     _known_inputs(cert, {"epsilon", "delta", "rtol", "bins", "loss_step", "mass_bits"})
@@ -333,6 +334,15 @@ def _check_coupled_calibration(cert: Certificate, params: dict[str, Any], eps: F
     shown = cert.inputs["delta"]
     with working_precision(128):
         target = arb_of(delta)
+    if shape == 1 and safe >= laplace_pure_dp_scale(eps, active):
+        # exact: the p = 1 loss is at most ||Delta||_1 / b <= eps, so delta(eps) = 0 (pure eps-DP)
+        report.say(f"value {cert.value} is private: p = 1 and value >= ||Delta||_1 / eps = "
+                   f"{exact_str(laplace_pure_dp_scale(eps, active))} (loss <= eps surely, delta = 0 exactly)")
+        _require(cert.delta_enclosure is not None, "a calibration records the delta enclosure at its value")
+        _check_recorded(_enclosure(cert.delta_enclosure, "delta_enclosure"), Enclosure.from_bounds(arb(0), arb(0), 128),
+                        "delta enclosure", report)
+        _check_coupled_unsafe_end(cert, bounds, unsafe, target, shown, report)
+        return
     up = bounds.upper(safe)
     if not bool(up <= target):
         low = bounds.lower(safe)
@@ -345,6 +355,13 @@ def _check_coupled_calibration(cert: Certificate, params: dict[str, Any], eps: F
     low = bounds.lower(safe)
     _check_recorded(_enclosure(cert.delta_enclosure, "delta_enclosure"),
                     Enclosure.from_bounds(arb(low.lower()), arb(up.upper()), 128), "delta enclosure", report)
+    _check_coupled_unsafe_end(cert, bounds, unsafe, target, shown, report)
+
+
+def _check_coupled_unsafe_end(cert: Certificate, bounds: Any, unsafe: Fraction, target: arb, shown: str,
+                              report: _Report) -> None:
+    """The unsafe end of a ``quantile-coupling`` calibration: coupled lower bound of delta > delta, and the
+    recorded enclosure there."""
     low_u = bounds.lower(unsafe)
     _require(bool(low_u > target), f"interval end {exact_str(unsafe)}: the coupled lower bound of delta at the recorded "
                                    f"partition is not > {shown} (the end is not proven unsafe)")
