@@ -536,6 +536,9 @@ COUPLED_CUT_POINTS = "u_partition at the float candidate, shared by every scale"
 COUPLED_SETTINGS: tuple[tuple[int, float], ...] = ((1000, 2.0**-12), (2000, 2.0**-12), (4000, 2.0**-13),
                                                    (8000, 2.0**-14))
 
+#: the finest goal the loss step is chosen for (the bins' share of the gap stays above ~1e-3 at 8000 bins)
+COUPLED_MIN_GOAL = 1e-3
+
 #: bracket width aimed at when no rtol is requested (then none is claimed): the product engine's ~2e-3
 COUPLED_DEFAULT_GOAL = 5e-3
 
@@ -636,7 +639,9 @@ def calibrate_vector_coupled(shape: object, epsilon: object, delta: object, sens
         raise UndecidedError(f"vector calibration (quantile coupling): delta = {exact_str(dlt)} is below the "
                              f"coupling's mass resolution 2^-{U_BITS} (~7e-49): no tail bin can hold mass delta")
     cand, excess, slope = _vector_candidate(p, eps, dlt, active)
-    shift = coupled_loss_shift(p, active, cand, excess, slope, goal / 4)
+    # the step's share of the gap: a quarter of the goal, but no finer than the bins can use (their share
+    # is >= ~1e-3 even at 8000 bins): an rtol of 1e-5 would otherwise ask for 2^-26 steps in vain
+    shift = coupled_loss_shift(p, active, cand, excess, slope, max(goal, COUPLED_MIN_GOAL) / 4)
     pure = laplace_pure_dp_scale(eps, active) if p == 1 else None
     best = None
     evaluations = 0
