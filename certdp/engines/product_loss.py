@@ -383,6 +383,32 @@ def float_product_delta(p: float, b: float, eps: float, sensitivities, dt: float
         return _last_coordinate_sum(arr_all, off_all, laws[-1][1], laws[-1][0], arb(eps), dt, with_tail=with_tail)
 
 
+def _remembered(fn):
+    """``fn`` with its values kept: brentq re-evaluates the bracket ends we already tried."""
+    seen: dict[float, float] = {}
+
+    def at(x: float) -> float:
+        if x not in seen:
+            seen[x] = fn(x)
+        return seen[x]
+    return at
+
+
+def _float_log_scale_root(estimate, delta: float, lo: float, hi: float, tol: float) -> float:
+    """Brent on log b of log estimate(b) - log delta (float64; a candidate only): ``lo`` if the
+    estimate is already below delta there, else ``hi`` grown by 1.5x (at most 20 times) until it is."""
+    from scipy.optimize import brentq
+
+    f = _remembered(lambda lb: math.log(max(estimate(math.exp(lb)), 1e-300)) - math.log(delta))
+    if f(math.log(lo)) < 0:
+        return lo
+    k = 0
+    while f(math.log(hi)) > 0 and k < 20:
+        hi *= 1.5
+        k += 1
+    return math.exp(brentq(f, math.log(lo), math.log(hi), xtol=tol, rtol=tol))
+
+
 def float_product_scale(p: float, eps: float, delta: float, sensitivities, polish: bool = True,
                         coarse_dt: float = 2.0**-8, polish_tol: float = 1e-7) -> float | None:
     """float64 candidate for b-hat(p) (Brent on log b of the float estimate).
@@ -401,30 +427,13 @@ def float_product_scale(p: float, eps: float, delta: float, sensitivities, polis
     if lo is None or hi is None:
         return None
     lo *= 0.999
-    def remembered(fn):
-        """``fn`` with its values kept: brentq re-evaluates the bracket ends we already tried."""
-        seen: dict[float, float] = {}
-
-        def at(x: float) -> float:
-            if x not in seen:
-                seen[x] = fn(x)
-            return seen[x]
-        return at
-
     try:
-        f = remembered(lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities,
-                                                                   dt=coarse_dt), 1e-300)) - math.log(delta))
-        if f(math.log(lo)) < 0:
-            return lo
-        k = 0
-        while f(math.log(hi)) > 0 and k < 20:
-            hi *= 1.5
-            k += 1
-        b0 = math.exp(brentq(f, math.log(lo), math.log(hi), xtol=1e-6 if polish else 1e-4, rtol=1e-6 if polish else 1e-4))
-        if not polish:
+        b0 = _float_log_scale_root(lambda b: float_product_delta(p, b, eps, sensitivities, dt=coarse_dt), delta,
+                                   lo, hi, 1e-6 if polish else 1e-4)
+        if not polish or b0 == lo:
             return b0
         # polish at a finer grid from the coarse root
-        f2 = remembered(lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities,
+        f2 = _remembered(lambda lb: math.log(max(float_product_delta(p, math.exp(lb), eps, sensitivities,
                                                                     dt=2.0**-11), 1e-300)) - math.log(delta))
         a, c = math.log(b0) - 0.01, math.log(b0) + 0.01
         if f2(a) > 0 > f2(c):
@@ -450,11 +459,9 @@ def float_vector_scale(p: float, eps: float, delta: float, sensitivities, *, rto
     2^-5 times the mean excess delta / P(L > eps) at the first root (the scale the losses above eps
     must be resolved at, but at least 2^-12 max_i Delta_i / b) and the root re-solved if that is finer; the tails are cut at
     min(1e-12, delta / 1000); FFT convolution where delta >= 1e-9 (its ~1e-16 absolute errors are
-    harmless there).  ``with_excess``: the pair (b, delta / P(L > eps)) at the returned scale (the grid
-    step when no loss above eps was resolved).
+    harmless there).  ``with_excess``: the triple (b, delta / P(L > eps), -d log delta / d log b) at the
+    returned scale (the excess is the grid step when no loss above eps was resolved).
     """
-    from scipy.optimize import brentq
-
     from certdp.engines.monotone_loss import float_scale
 
     lo = float_scale(p, eps, delta, max(sensitivities))
@@ -465,24 +472,13 @@ def float_vector_scale(p: float, eps: float, delta: float, sensitivities, *, rto
     tail = min(1e-12, delta * 1e-3)
     fast = delta >= 1e-9
 
-    def root(dt: float, a: float, c: float) -> float | None:
-        def f(lb: float) -> float:
-            est = float_product_delta(p, math.exp(lb), eps, sensitivities, dt=dt, tail=tail, fast=fast)
-            return math.log(max(est, 1e-300)) - math.log(delta)
-        fa = f(math.log(a))
-        if fa < 0:
-            return a
-        k = 0
-        while f(math.log(c)) > 0 and k < 20:
-            c *= 1.5
-            k += 1
-        return math.exp(brentq(f, math.log(a), math.log(c), xtol=rtol, rtol=rtol))
+    def root(dt: float, a: float, c: float) -> float:
+        return _float_log_scale_root(
+            lambda b: float_product_delta(p, b, eps, sensitivities, dt=dt, tail=tail, fast=fast), delta, a, c, rtol)
 
     try:
         dt = 2.0**-5 * _pow2_floor(min(1.0, max(sensitivities) / hi))
         b1 = root(dt, lo, hi)
-        if b1 is None:
-            return None
         est, above = float_product_delta(p, b1, eps, sensitivities, dt=dt, tail=tail, fast=fast, with_tail=True)
         excess = est / above if above > 0 and est > 0 else dt
         # never finer than 2^-12 of one coordinate's loss scale: near the pure-DP scale of p = 1 the excess
@@ -490,8 +486,6 @@ def float_vector_scale(p: float, eps: float, delta: float, sensitivities, *, rto
         dt2 = max(2.0**-5 * _pow2_floor(excess), _pow2_floor(2.0**-12 * max(sensitivities) / b1))
         if dt2 < dt:
             b1 = root(dt2, max(lo, b1 * 0.9), b1 * 1.1)
-            if b1 is None:
-                return None
             est, above = float_product_delta(p, b1, eps, sensitivities, dt=dt2, tail=tail, fast=fast, with_tail=True)
             excess = est / above if above > 0 and est > 0 else dt2
         if not with_excess:
