@@ -96,8 +96,10 @@ too small to sign, the vanishing runs at the tied shift ``phi = Delta``) either 
 with the crude enclosure above or is split off as ``0 <= int_Q D_+ <= excess`` (``excess`` from
 ``|piece| * max(0, sup D)`` on adaptively bisected pieces), whichever bound is smaller.
 
-*Bounds from the two end values alone* (no model of the interval; untruncated mixtures). For each
-``x``, ``t -> f(x + t)`` on ``I = [a, b]`` (width ``w``) is a function of one variable:
+*Bounds from the two end values alone* (no model of the interval; untruncated mixtures, and truncated
+ones whose kinks are convex, :attr:`GaussianMixture.convex_kinks`: there ``f'`` only jumps up, so
+``f + C x^2 / 2`` is still convex wherever the one-sided ``(-f'')_+ <= C``, and no mode sits at a
+kink -- QG). For each ``x``, ``t -> f(x + t)`` on ``I = [a, b]`` (width ``w``) is a function of one variable:
 
 * *envelope* (:meth:`ShiftEngine.envelope_bound`): where ``f`` has no local maximum inside ``x + I``,
   ``sup_t D(x, t)_+ <= D(x, a)_+ + D(x, b)_+``; at a maximum the ends are within

@@ -30,7 +30,9 @@ class BallBoundsMixin:
     def _mode_sets(self, phi_a: arb, phi_b: arb, small: float = 0.0) -> list[tuple[float, float, arb, arb]] | None:
         """The ``x`` where ``x + [phi_a, phi_b]`` may hold a local maximum of ``f`` and ``D`` may be
         positive: boxes ``(x0, x1, top, curvature)`` with ``top >= sup_t D(x, t)`` and ``curvature >=
-        sup_{x + T} (-f'')_+`` for every ``x`` in ``[x0, x1]`` (None for a truncated mixture).
+        sup_{x + T} (-f'')_+`` for every ``x`` in ``[x0, x1]`` (None for a truncated mixture with a kink
+        not certified convex, :attr:`GaussianMixture.convex_kinks`; across a convex kink ``f''`` is the
+        one-sided second derivative).
 
         For a box ``U_i`` of :attr:`GaussianMixture.mode_boxes` the set is ``X_i = U_i - T``, and
         ``x + T`` lies in ``U_i + [-w, w]`` (one curvature bound per mode). Where the max ``M(x)`` of
@@ -73,7 +75,7 @@ class BallBoundsMixin:
     def envelope_bound(self, phi_a: arb, phi_b: arb, upper_a: arb, upper_b: arb,
                        goal: arb | None = None) -> arb | None:
         """Upper bound of ``H(t)`` for every ``t`` in ``[phi_a, phi_b]`` from upper bounds of the two
-        end values, or None (truncated mixtures). ``goal`` (what the caller needs the bound below)
+        end values, or None (a truncated mixture without :attr:`GaussianMixture.convex_kinks`). ``goal`` (what the caller needs the bound below)
         only sets how much work goes into the mode sets (:meth:`_mode_sets`).
 
         For each ``x``, ``sup_t D(x, t) = M(x) - e^eps f(x)`` with ``M(x) = sup f`` over ``x + T``,
@@ -103,11 +105,13 @@ class BallBoundsMixin:
     def chord_bound(self, phi_a: arb, phi_b: arb, end_a: ShiftResult, end_b: ShiftResult,
                     goal: arb | None = None) -> arb | None:
         """Upper bound of ``H(t)`` for every ``t`` in ``[phi_a, phi_b]`` from the certified point
-        results at its ends (with their positive covers), or None (truncated mixtures, or an end
+        results at its ends (with their positive covers), or None (a truncated mixture without
+        :attr:`GaussianMixture.convex_kinks`, or an end
         without a cover).
 
         For fixed ``x``, ``g(t) = f(x + t)`` equals its chord on ``T`` minus ``(t - phi_a)(phi_b - t)
-        g''(xi) / 2``, so ``D(x, t) <= lam D(x, phi_a) + (1 - lam) D(x, phi_b) + E(x)`` with ``E(x) =
+        g''(xi) / 2`` (across a convex kink: ``g + C t^2 / 2`` is convex for ``C >= sup (-g'')_+``, so
+        ``g`` lies below its chord plus ``C (t - phi_a)(phi_b - t) / 2``), so ``D(x, t) <= lam D(x, phi_a) + (1 - lam) D(x, phi_b) + E(x)`` with ``E(x) =
         (w^2 / 8) sup_{x + T} (-f'')_+`` (only where ``f`` is concave), and ``D(x, t)_+ <= lam D(x, phi_a)_+ + (1 - lam) D(x, phi_b)_+
         + E(x) 1[x in X+]``, ``X+`` the set of ``x`` with ``D(x, t) > 0`` for some ``t``.
         Integrating: ``H(t) <= max(H(phi_a), H(phi_b)) + int_{X+} E``. Where ``f`` has no local

@@ -148,19 +148,55 @@ class GaussianMixture:
         return total * self._norm
 
     def density_second_derivative(self, x: arb) -> arb:
-        """Enclosure of ``f''`` on the ball ``x`` (untruncated mixtures: ``f`` is C^2 only there)."""
-        if self.breakpoints:
-            raise ValueError("f'' is defined for untruncated mixtures only")
+        """Enclosure of ``f''`` on the ball ``x``. For a truncated mixture ``f`` is C^2 only between its
+        breakpoints: the enclosure then holds the one-sided second derivatives at every point of the ball
+        (a component whose support edge lies inside the ball contributes ``[0, term]``)."""
         total = arb(0)
         for c in self.components:
+            ind = self._indicator(c, x)
+            if ind == 0:
+                continue
             d2 = sqr(x - c.mean) * self._inv_s2
-            total += c.weight * (d2 - 1) * (-d2 / 2).exp()
+            term = c.weight * (d2 - 1) * (-d2 / 2).exp()
+            total += term if ind == 1 else arb(0).union(term)
         return total * self._inv_s2 * self._norm
+
+    @functools.cached_property
+    def convex_kinks(self) -> bool:
+        """True when ``f``'s distributional second derivative has no negative point mass: no
+        breakpoints, or at every breakpoint ``s`` the jump ``f'(s+) - f'(s-)`` is certified ``> 0``
+        (with one untruncated component, so that ``f > 0`` everywhere).
+
+        The density is continuous by the class's contract (e.g. QG: both sides equal
+        ``w1 N(Delta; 0, s^2)`` at 0); the value jump's enclosure is still checked to contain 0.
+        With upward kinks, ``f + C x^2 / 2`` is convex on every interval where the one-sided
+        ``(-f'')_+ <= C`` (:meth:`density_second_derivative`), so ``f`` lies below its chord plus
+        ``C (t - a)(b - t) / 2`` there, and no local maximum of ``f`` sits at a breakpoint (it would
+        need ``f'(s-) >= 0 >= f'(s+)``): the end-value bounds of
+        :class:`~certdp.engines.gaussian_mixture.ball_bounds.BallBoundsMixin` hold as for an
+        untruncated mixture."""
+        if not self.breakpoints:
+            return True
+        if all(c.support is not None for c in self.components):
+            return False
+        for s in self.breakpoints:
+            value_jump, slope_jump = arb(0), arb(0)
+            for c in self.components:
+                if c.support is None or c.support[0] != s:
+                    continue
+                d = arb(s) - c.mean
+                g = c.weight * (-sqr(d) * self._half_inv_s2).exp()
+                side = c.support[1]  # +1: the term starts at s (enters f(s+)), -1: it ends there
+                value_jump += side * g
+                slope_jump += side * (-d * self._inv_s2) * g
+            if not value_jump.contains(0) or not slope_jump > 0:
+                return False
+        return True
 
     @functools.cached_property
     def mode_boxes(self) -> tuple[tuple[float, float], ...] | None:
         """Float boxes that hold every local maximum of ``f`` (certified), or None for a truncated
-        mixture (``f`` is not C^2 at its breakpoints).
+        mixture with a kink that is not certified convex (:attr:`convex_kinks`).
 
         Outside ``[min m_j, max m_j]`` every term of ``f'`` has the same strict sign, so no
         critical point lies there. Inside, a box is dropped when ``f`` is certified strictly
@@ -170,8 +206,9 @@ class GaussianMixture:
         ``f' = f (p(x) - x) / s^2`` and ``p' = Var[m_J | x] / s^2 >= 0``, so ``p(a) > b`` gives
         ``f' > 0`` on ``[a, b]`` and ``p(b) < a`` gives ``f' < 0`` (two point evaluations, no
         dependency loss); otherwise from the Arb enclosure of ``f'`` on the box. Floats only
-        choose the cuts."""
-        if self.breakpoints:
+        choose the cuts. A breakpoint holds no local maximum (:attr:`convex_kinks`); on a box across
+        one, the Arb enclosures of ``f'`` and ``f''`` hold both one-sided values."""
+        if not self.convex_kinks:
             return None
         lo, hi = self.mean_range
         width = settings.mode_box_width * self._f_sig
