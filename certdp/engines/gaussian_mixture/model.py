@@ -126,40 +126,56 @@ class GaussianMixture:
             return 0
         return None
 
+    def _component_sum(self, x: arb, term) -> arb:
+        """``sum_j term(c_j, x)`` over the components active at ``x``, enclosing its value at every point of
+        the ball ``x`` (one-sided values at a breakpoint).
+
+        A ball across breakpoints is split at them: on each closed piece between two breakpoints the same
+        components are active, and at the piece's ends the density equals that piece's formula by its
+        continuity (the class's contract), while derivatives take their one-sided values there; the
+        pieces' enclosures are joined. (Without the split, a component whose support edge lies inside
+        the ball would contribute ``[0, term]`` and the enclosure of ``f`` would lose it entirely, e.g.
+        half of QG's mass on a ball around 0.)"""
+        cuts = [s for s in self.breakpoints if x.lower() < s < x.upper()] if self.breakpoints else ()
+        if not cuts:
+            total = arb(0)
+            for c in self.components:
+                ind = self._indicator(c, x)
+                if ind == 0:
+                    continue
+                t = term(c, x)
+                total += t if ind == 1 else arb(0).union(t)
+            return total
+        ends = [x.lower()] + [arb(s) for s in cuts] + [x.upper()]
+        out = None
+        for a, b in zip(ends, ends[1:]):
+            piece = a.union(b)
+            inside = (a + b) / 2  # strictly between two breakpoints: every indicator is decided there
+            total = arb(0)
+            for c in self.components:
+                if self._indicator(c, inside) == 1:
+                    total += term(c, piece)
+            out = total if out is None else out.union(total)
+        return out
+
     def density(self, x: arb) -> arb:
-        total = arb(0)
-        for c in self.components:
-            ind = self._indicator(c, x)
-            if ind == 0:
-                continue
-            term = c.weight * (-sqr(x - c.mean) * self._half_inv_s2).exp()
-            total += term if ind == 1 else arb(0).union(term)
-        return total * self._norm
+        """Enclosure of ``f`` on the ball ``x``."""
+        return self._component_sum(x, lambda c, y: c.weight * (-sqr(y - c.mean) * self._half_inv_s2).exp()) * self._norm
 
     def density_derivative(self, x: arb) -> arb:
-        total = arb(0)
-        for c in self.components:
-            ind = self._indicator(c, x)
-            if ind == 0:
-                continue
-            d = x - c.mean
-            term = -c.weight * d * self._inv_s2 * (-sqr(d) * self._half_inv_s2).exp()
-            total += term if ind == 1 else arb(0).union(term)
-        return total * self._norm
+        """Enclosure of ``f'`` on the ball ``x`` (one-sided values at a breakpoint)."""
+        def term(c: Component, y: arb) -> arb:
+            d = y - c.mean
+            return -c.weight * d * self._inv_s2 * (-sqr(d) * self._half_inv_s2).exp()
+        return self._component_sum(x, term) * self._norm
 
     def density_second_derivative(self, x: arb) -> arb:
         """Enclosure of ``f''`` on the ball ``x``. For a truncated mixture ``f`` is C^2 only between its
-        breakpoints: the enclosure then holds the one-sided second derivatives at every point of the ball
-        (a component whose support edge lies inside the ball contributes ``[0, term]``)."""
-        total = arb(0)
-        for c in self.components:
-            ind = self._indicator(c, x)
-            if ind == 0:
-                continue
-            d2 = sqr(x - c.mean) * self._inv_s2
-            term = c.weight * (d2 - 1) * (-d2 / 2).exp()
-            total += term if ind == 1 else arb(0).union(term)
-        return total * self._inv_s2 * self._norm
+        breakpoints: the enclosure then holds the one-sided second derivatives at every point of the ball."""
+        def term(c: Component, y: arb) -> arb:
+            d2 = sqr(y - c.mean) * self._inv_s2
+            return c.weight * (d2 - 1) * (-d2 / 2).exp()
+        return self._component_sum(x, term) * self._inv_s2 * self._norm
 
     @functools.cached_property
     def convex_kinks(self) -> bool:
