@@ -217,3 +217,21 @@ def test_qg_profile_sup_at_calibrated_sigma_holds_mpmath():
     assert mpmath.mpf(res.lower.lower().str(40, radius=False)) <= h1 <= _hi(res.upper)
     assert _hi(res.upper) <= h1 * mpmath.mpf("1.02")
     assert res.intervals <= 150, res.intervals
+
+
+@pytest.mark.parametrize("phi", [Fraction(1), 1 - Fraction(1, 2**41)])
+def test_qg_tie_next_to_delta_is_exact_at_64_bits(phi):
+    """QG at eps 50: the centre shifted by ~Delta and the unshifted side component are equal terms up to
+    ``w0 - e^eps w1 = 0``, declared exactly (``weight_units``): at 64 bits the point values at and next
+    to ``phi = Delta`` hold the mpmath ``H`` with a relative width below 2 % (before: upper bounds of
+    0.02 at Delta and the trivial 1 at ``Delta - 2^-41``, 20000 sign evaluations each)."""
+    mix64 = None
+    with working_precision(64):
+        eps = arb(50)
+        mix64 = quasi_gaussian_mixture(arb("0.1042611"), eps, arb(1))
+        r = ShiftEngine(mix64, eps, 1e-12, 1e-7).value_at(arb(phi.numerator) / phi.denominator)
+    _, ref = _qg("0.1042611", "50")
+    h = ref.h(phi)
+    lo, up = mpmath.mpf(r.lower.lower().str(40, radius=False)), _hi(r.upper)
+    assert lo <= h <= up, (float(lo), float(h), float(up))
+    assert up - lo <= mpmath.mpf("2e-2") * h

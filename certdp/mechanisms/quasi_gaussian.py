@@ -36,17 +36,23 @@ __all__ = ["QuasiGaussian", "quasi_gaussian_mixture"]
 
 
 def quasi_gaussian_mixture(sigma: arb, shape_epsilon: arb, sensitivity: arb) -> GaussianMixture:
-    """The QG density as an engine mixture (current precision)."""
+    """The QG density as an engine mixture (current precision).
+
+    The weights are declared as ``w = Z exp(u * shape_epsilon)`` with ``Z = 1 / (e^e + 2 Phi(Delta/s))``,
+    ``u = 1`` for the centre and ``u = 0`` for the sides, so at the profile's own epsilon (the same ball)
+    the centre shifted by ``Delta`` and the unshifted side component tie exactly (``w0 - e^eps w1 = 0``,
+    :class:`GaussianMixture`): near ``phi = Delta`` their difference is then enclosed without the
+    cancellation of two equal terms (at eps = 50 it made 64-bit point values there unsignable)."""
     ee = shape_epsilon.exp()
     denom = ee + 2 * normal_cdf(sensitivity / sigma)
     w0 = ee / denom
     w1 = 1 / denom
     comps = [
-        Component(w1, -sensitivity, (0.0, -1), 0),
-        Component(w0, arb(0), None, 1),
-        Component(w1, sensitivity, (0.0, +1), 2),
+        Component(w1, -sensitivity, (0.0, -1), 0, weight_units=0),
+        Component(w0, arb(0), None, 1, weight_units=1),
+        Component(w1, sensitivity, (0.0, +1), 2, weight_units=0),
     ]
-    return GaussianMixture(comps, sigma, (-sensitivity, sensitivity))
+    return GaussianMixture(comps, sigma, (-sensitivity, sensitivity), design_epsilon=shape_epsilon)
 
 
 @register
