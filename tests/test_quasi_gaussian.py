@@ -182,16 +182,20 @@ def test_qg_exact_profile_at_delta_1e_300_matches_mpmath():
     assert lo > 0 and h_mp <= up * (1 + mpmath.mpf("1e-12")) and up <= lo * (1 + mpmath.mpf("1e-6"))
 
 
-@pytest.mark.parametrize("eps", ["1", "50"])
-def test_qg_exact_calibrates_at_delta_1e_300(eps):
-    # branch mix2: these cells timed out (> 30 s) before the fix
+@pytest.mark.parametrize("eps,delta", [("1", "1e-300"), ("50", "1e-300"),
+                                       # stop 29: timeouts before the convex-kink bounds, the split of
+                                       # balls at the breakpoint and the exact centre / side tie
+                                       ("0.01", "1e-300"), ("0.01", "1e-12"),
+                                       pytest.param("50", "1e-12", marks=pytest.mark.slow)])
+def test_qg_exact_calibrates_at_small_delta(eps, delta):
+    # branch mix2: the 1e-300 cells at eps 1 and 50 timed out (> 30 s) before that fix
     import certdp
 
-    cert = certdp.calibrate("quasi-gaussian", epsilon=eps, delta="1e-300", sensitivity=1, rtol=1e-6,
+    cert = certdp.calibrate("quasi-gaussian", epsilon=eps, delta=delta, sensitivity=1, rtol=1e-6,
                             method="exact-mixture-engine")
     # re-decided from scratch at the certified sigma (and just below it: not private there)
     sigma = arb(str(cert.value))
-    _, upper = QuasiGaussian.profile_bounds(sigma, arb(eps), rel_tol=1e-7, target=arb("1e-300"))
-    assert upper <= arb("1e-300")
-    lower, _ = QuasiGaussian.profile_bounds(sigma * (1 - arb("1e-5")), arb(eps), rel_tol=1e-7, target=arb("1e-300"))
-    assert lower > arb("1e-300")
+    _, upper = QuasiGaussian.profile_bounds(sigma, arb(eps), rel_tol=1e-7, target=arb(delta))
+    assert upper <= arb(delta)
+    lower, _ = QuasiGaussian.profile_bounds(sigma * (1 - arb("1e-5")), arb(eps), rel_tol=1e-7, target=arb(delta))
+    assert lower > arb(delta)

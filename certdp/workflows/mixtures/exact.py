@@ -73,7 +73,7 @@ def exact_calibration(mechanism: str, *, epsilon: object, delta: object, rtol: o
     if candidate is None:
         if cls.name == "quasi-gaussian":
             try:
-                candidate = 0.98 * qg_paper_sigma_float(float(eps), float(dq), float(params["sensitivity"]))
+                candidate = qg_paper_sigma_float(float(eps), float(dq), float(params["sensitivity"]))
             except (ValueError, ArithmeticError):
                 candidate = None
         else:
