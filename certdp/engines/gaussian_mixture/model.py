@@ -126,26 +126,18 @@ class GaussianMixture:
             return 0
         return None
 
-    def _component_sum(self, x: arb, term) -> arb:
-        """``sum_j term(c_j, x)`` over the components active at ``x``, enclosing its value at every point of
-        the ball ``x`` (one-sided values at a breakpoint).
+    def _straddled(self, x: arb) -> list[float]:
+        """The breakpoints strictly inside the ball ``x``."""
+        return [s for s in self.breakpoints if x.lower() < s < x.upper()] if self.breakpoints else []
 
-        A ball across breakpoints is split at them: on each closed piece between two breakpoints the same
-        components are active, and at the piece's ends the density equals that piece's formula by its
-        continuity (the class's contract), while derivatives take their one-sided values there; the
-        pieces' enclosures are joined. (Without the split, a component whose support edge lies inside
-        the ball would contribute ``[0, term]`` and the enclosure of ``f`` would lose it entirely, e.g.
-        half of QG's mass on a ball around 0.)"""
-        cuts = [s for s in self.breakpoints if x.lower() < s < x.upper()] if self.breakpoints else ()
-        if not cuts:
-            total = arb(0)
-            for c in self.components:
-                ind = self._indicator(c, x)
-                if ind == 0:
-                    continue
-                t = term(c, x)
-                total += t if ind == 1 else arb(0).union(t)
-            return total
+    def _split_sum(self, x: arb, cuts: list[float], term) -> arb:
+        """``sum_j term(c_j, y)`` over the active components, for a ball ``x`` across the breakpoints
+        ``cuts``: joined over the closed pieces between them.
+
+        On each closed piece the same components are active; at its ends the density equals that
+        piece's formula by continuity (the class's contract), derivatives take their one-sided values.
+        (Counting a component whose support edge lies inside the ball as ``[0, term]`` instead loses it
+        from the lower bound entirely, e.g. half of QG's mass on a ball around 0.)"""
         ends = [x.lower()] + [arb(s) for s in cuts] + [x.upper()]
         out = None
         for a, b in zip(ends, ends[1:]):
@@ -158,24 +150,61 @@ class GaussianMixture:
             out = total if out is None else out.union(total)
         return out
 
+    def _density_term(self, c: Component, y: arb) -> arb:
+        return c.weight * (-sqr(y - c.mean) * self._half_inv_s2).exp()
+
+    def _slope_term(self, c: Component, y: arb) -> arb:
+        d = y - c.mean
+        return -c.weight * d * self._inv_s2 * (-sqr(d) * self._half_inv_s2).exp()
+
+    def _curvature_term(self, c: Component, y: arb) -> arb:
+        d2 = sqr(y - c.mean) * self._inv_s2
+        return c.weight * (d2 - 1) * (-d2 / 2).exp()
+
     def density(self, x: arb) -> arb:
-        """Enclosure of ``f`` on the ball ``x``."""
-        return self._component_sum(x, lambda c, y: c.weight * (-sqr(y - c.mean) * self._half_inv_s2).exp()) * self._norm
+        """Enclosure of ``f`` on the ball ``x`` (a ball across a breakpoint: :meth:`_split_sum`)."""
+        cuts = self._straddled(x)
+        if cuts:
+            return self._split_sum(x, cuts, self._density_term) * self._norm
+        total = arb(0)
+        for c in self.components:
+            ind = self._indicator(c, x)
+            if ind == 0:
+                continue
+            t = c.weight * (-sqr(x - c.mean) * self._half_inv_s2).exp()
+            total += t if ind == 1 else arb(0).union(t)  # ind None: a support edge at an end of the ball
+        return total * self._norm
 
     def density_derivative(self, x: arb) -> arb:
         """Enclosure of ``f'`` on the ball ``x`` (one-sided values at a breakpoint)."""
-        def term(c: Component, y: arb) -> arb:
-            d = y - c.mean
-            return -c.weight * d * self._inv_s2 * (-sqr(d) * self._half_inv_s2).exp()
-        return self._component_sum(x, term) * self._norm
+        cuts = self._straddled(x)
+        if cuts:
+            return self._split_sum(x, cuts, self._slope_term) * self._norm
+        total = arb(0)
+        for c in self.components:
+            ind = self._indicator(c, x)
+            if ind == 0:
+                continue
+            d = x - c.mean
+            t = -c.weight * d * self._inv_s2 * (-sqr(d) * self._half_inv_s2).exp()
+            total += t if ind == 1 else arb(0).union(t)
+        return total * self._norm
 
     def density_second_derivative(self, x: arb) -> arb:
         """Enclosure of ``f''`` on the ball ``x``. For a truncated mixture ``f`` is C^2 only between its
         breakpoints: the enclosure then holds the one-sided second derivatives at every point of the ball."""
-        def term(c: Component, y: arb) -> arb:
-            d2 = sqr(y - c.mean) * self._inv_s2
-            return c.weight * (d2 - 1) * (-d2 / 2).exp()
-        return self._component_sum(x, term) * self._inv_s2 * self._norm
+        cuts = self._straddled(x)
+        if cuts:
+            return self._split_sum(x, cuts, self._curvature_term) * self._inv_s2 * self._norm
+        total = arb(0)
+        for c in self.components:
+            ind = self._indicator(c, x)
+            if ind == 0:
+                continue
+            d2 = sqr(x - c.mean) * self._inv_s2
+            t = c.weight * (d2 - 1) * (-d2 / 2).exp()
+            total += t if ind == 1 else arb(0).union(t)
+        return total * self._inv_s2 * self._norm
 
     @functools.cached_property
     def convex_kinks(self) -> bool:
