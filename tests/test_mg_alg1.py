@@ -28,6 +28,23 @@ def test_mg_paper_safe_end_private(eps, delta, K):
 
 
 @pytest.mark.parametrize("eps,delta,K", CAL_CASES)
+def test_mg_paper_safe_end_lower_bound_is_a_grid_value(eps, delta, K):
+    """The safe end's delta enclosure is two-sided (stop 29): its lower end (the search's best certified H
+    less the Lipschitz loss to the nearest grid point) lies below the mpmath H at one of the Alg. 1 grid
+    shifts nearest to {1/8, ..., 1} Delta, and within 2 % of the largest of them (0 would fail)."""
+    paper, _ = _cal(eps, delta, K)
+    sig = _q(paper.value)
+    with working_precision(128):
+        n = mg_grid_step(arb(str(paper.value)), (arb(delta), arb("0.01")), arb(1))
+    assert n is not None
+    grid_top = max(ref_h(sig, eps, K, Fraction(round(p * n), n)) for p in SHIFTS)
+    lower = mpmath.mpf(paper.delta_enclosure.strings()[0] if hasattr(paper.delta_enclosure, "strings")
+                       else paper.delta_enclosure[0])
+    assert 0 < lower <= grid_top, (float(lower), float(grid_top))
+    assert lower >= mpmath.mpf("0.98") * grid_top, (float(lower), float(grid_top))
+
+
+@pytest.mark.parametrize("eps,delta,K", CAL_CASES)
 def test_mg_paper_unsafe_end_witness(eps, delta, K):
     """Unsafe sigma: the grid witness j/N * Delta of ``extra['unsafe_end_witness']`` has mpmath
     H > (1 - eta) delta, N is the Alg. 1 grid size ceil(Delta/(sqrt(2 pi) eta sigma delta)) at that

@@ -103,6 +103,15 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
             raise MissedPeak(res.argmax)
         upper = (res.upper + slack).upper()
         lower = arb(0)
+        if upper <= target and n is not None:
+            # private: the grid's max is still bounded below by the certified H at the search's best
+            # shift, less what H can lose between it and the nearest grid point (|t - phi_j| <= beta / 2,
+            # Lipschitz constant 1 / (sqrt(2 pi) sigma), seed 000 Thm 3.5: at most eta delta / 2). Free, and
+            # it gives the bracket's secant a two-sided estimate instead of the deciding end alone
+            # (which at MG K = 5, (10, 1e-12) made the narrowing crawl: 14 probes)
+            from certdp.engines.gaussian_mixture.ball_bounds import lipschitz_constant
+
+            lower = (res.lower - slack - lipschitz_constant(t) * d / (2 * arb(n))).lower().max(arb(0))
         if not upper <= target:
             if n is not None:
                 j0 = nearest_grid_index(res.argmax)
