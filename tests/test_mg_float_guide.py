@@ -42,3 +42,17 @@ def test_float_shift_argmax_finds_the_higher_of_two_peaks_in_one_cell():
     value, arg = mg_profile_float(0.2334693, 5.0, 10, 1.0)
     assert abs(value - ref_h("0.2334693", "5", 10, Fraction(arg))) <= 1e-9 * value
     assert value >= ref_h("0.2334693", "5", 10, "0.8834") * (1 - 1e-9), (value, arg)
+
+
+def test_float_profile_sees_a_peak_next_to_the_tied_shift():
+    """MG K = 5 at eps 10, sigma 0.186813: H is ~1.5e-22 up to 0.984 Delta, then a peak of 2.44e-11 at
+    0.992 Delta (mpmath below), and the tied value 1.9e-22 at Delta. The guide's slopes stopped at 63/64
+    Delta before stop 29 and it returned the tied value 1.9e-22 (its sigma for (10, 1e-12) was then
+    2.5e-4 low, a factor 17 in delta); now its sup holds the 60-digit peak to 1e-6."""
+    from certdp.engines.gaussian_mixture.float_guide import mg_profile_float
+
+    sup, arg = mg_profile_float(0.186813, 10.0, 5)
+    assert 0.99 < arg < 0.994, arg
+    ref = max(ref_h("0.186813", "10", 5, Fraction(round(arg * 2**20), 2**20) + Fraction(k, 2**12)) for k in (-1, 0, 1))
+    assert abs(sup - ref) <= 1e-6 * ref, (sup, float(ref))
+    assert ref_h("0.186813", "10", 5, 1) < 1e-20  # the tied shift itself is far below the peak
