@@ -12,8 +12,9 @@ ladder; they are called by :func:`certdp.workflows.verify.verify` only.
   ``sigma_2_interval`` are re-proven as brackets of the two parts' thresholds.
 * ``seed000-thm-3.2-condition-2`` (multi-Gaussian Alg. 1): the safe end by the certified sup of
   the hockey-stick divergence over *all* shifts (at most ``(1 - eta) delta``: stronger than the
-  grid condition), the unsafe end by a certified grid shift ``j Delta / N`` whose divergence
-  exceeds ``(1 - eta) delta`` (:func:`~certdp.workflows.mixtures.mg_paper_profile`); a recorded
+  grid condition), the unsafe end by a certified lower bound above ``(1 - eta) delta`` on the
+  grid's largest divergence (at a grid shift ``j Delta / N``, or by the Lipschitz bound of
+  :func:`~certdp.workflows.mixtures.mg_paper_profile` from the continuum search); a recorded
   ``extra.unsafe_end_witness`` is re-checked at its own grid index.
 """
 
@@ -166,7 +167,7 @@ def _check_mg(cert: Certificate, params: dict[str, Any], eps: Fraction, delta: F
 
 def _check_mg_witness(witness: Any, eps: Fraction, delta: Fraction, eta: Fraction, k: int, d: Fraction,
                       unsafe: Fraction, target: Fraction, report: Any) -> None:
-    from certdp.engines.gaussian_mixture import hockey_stick_at_shift
+    from certdp.engines.gaussian_mixture import hockey_stick_at_shift, hockey_stick_lower_bound
     from certdp.mechanisms.multi_gaussian import multi_gaussian_core
     from certdp.workflows.mixtures import mg_grid_step
 
@@ -186,6 +187,9 @@ def _check_mg_witness(witness: Any, eps: Fraction, delta: Fraction, eta: Fractio
         mix, slack = multi_gaussian_core(t, e, arb_of(d), k, e, arb_of(target) * arb("1e-12"))
         value = hockey_stick_at_shift(mix, e, arb_of(d) * arb(j) / arb(n), delta_scale=float(delta))
         lower = (value.lower - slack).lower()
+        if not lower > arb_of(target):  # the float-run bound can be the tighter lower end
+            lower = lower.max((hockey_stick_lower_bound(mix, e, arb_of(d) * arb(j) / arb(n), above=arb_of(target) + slack,
+                                                        delta_scale=float(delta)) - slack).lower())
         claimed = number_text(witness["H_lower_bound"], "witness.H_lower_bound")
         _require(bool(lower > arb_of(target)), f"H at the witness shift {j}/{n} is not proven above (1 - eta) delta")
         _require(bool(arb_of(claimed) <= value.upper), "the witness's H lower bound exceeds the certified H there")

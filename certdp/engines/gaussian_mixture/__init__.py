@@ -148,14 +148,15 @@ Package layout (imports point downwards in this list)
 ``shift_value``  ``H`` at one shift, incl. the tied shift: :class:`ShiftResult`, ``ShiftValueMixin``
 ``ball_bounds``  Lipschitz / envelope / chord bounds over a ball of shifts: ``BallBoundsMixin``
 ``shift_model``  second-order model over a ball of shifts: :class:`ShiftExpansion`, ``ShiftModelMixin``
-``engine``       :class:`ShiftEngine` (the three mixins), :func:`hockey_stick_at_shift`, :func:`witness_at_shift`
+``engine``       :class:`ShiftEngine` (the three mixins), :func:`hockey_stick_at_shift`, :func:`hockey_stick_lower_bound`, :func:`witness_at_shift`
 ``search``       branch and bound over the shift: :func:`privacy_profile_sup`, :class:`SupResult`
 ``float_guide``  float64 guides (argmax hints, peak scales, float calibrations; never decide)
 """
 
 from certdp.engines.gaussian_mixture.ball_bounds import lipschitz_constant, shift_tv_bound
 from certdp.engines.gaussian_mixture.balls import interval_ball, sqr
-from certdp.engines.gaussian_mixture.engine import ShiftEngine, ShiftWitness, hockey_stick_at_shift, witness_at_shift
+from certdp.engines.gaussian_mixture.engine import (ShiftEngine, ShiftWitness, hockey_stick_at_shift,
+                                                    hockey_stick_lower_bound, witness_at_shift)
 from certdp.engines.gaussian_mixture.model import Component, GaussianMixture
 from certdp.engines.gaussian_mixture.search import SupResult, privacy_profile_sup
 from certdp.engines.gaussian_mixture.settings import DEFAULT_SETTINGS, MixtureSettings
@@ -170,6 +171,7 @@ __all__ = [
     "ShiftResult",
     "SupResult",
     "hockey_stick_at_shift",
+    "hockey_stick_lower_bound",
     "privacy_profile_sup",
     "lipschitz_constant",
     "shift_tv_bound",

@@ -20,7 +20,13 @@ def shift_tv_bound(h: arb, sigma: arb) -> arb:
 
 
 def lipschitz_constant(sigma: arb) -> arb:
-    """The global Lipschitz constant 1 / (sqrt(2 pi) sigma) of phi -> H(phi) (seed 000, Thm 3.5)."""
+    """The global Lipschitz constant ``1 / (sqrt(2 pi) sigma)`` of ``phi -> H(phi)`` for a mixture of
+    ``N(., sigma^2)`` components of total weight <= 1 (used in seed 000's proof of Thm 3.2).
+
+    Proof: ``(a)_+ - (b)_+ <= (a - b)_+`` gives ``H(p) - H(q) <= int (f(x + p) - f(x + q))_+ dx``, and
+    ``(sum a_k)_+ <= sum (a_k)_+`` bounds that by ``sum_k w_k TV(N(0, s^2), N(p - q, s^2)) <=
+    2 Phi(|p - q| / 2 s) - 1 <= |p - q| / (sqrt(2 pi) s)``; ``e^eps f(x)`` does not move with the shift.
+    Stated for plain (untruncated) components: Alg. 1 (MG) is its caller."""
     return 1 / ((2 * arb.pi()).sqrt() * sigma)
 
 

@@ -23,7 +23,7 @@ from certdp.engines.gaussian_mixture.model import GaussianMixture
 from certdp.engines.gaussian_mixture.shift_model import ShiftModelMixin
 from certdp.engines.gaussian_mixture.shift_value import ShiftResult, ShiftValueMixin
 
-__all__ = ["ShiftEngine", "ShiftWitness", "hockey_stick_at_shift", "witness_at_shift"]
+__all__ = ["ShiftEngine", "ShiftWitness", "hockey_stick_at_shift", "hockey_stick_lower_bound", "witness_at_shift"]
 
 
 class ShiftEngine(ShiftValueMixin, BallBoundsMixin, ShiftModelMixin):
@@ -42,6 +42,19 @@ def hockey_stick_at_shift(mix: GaussianMixture, epsilon: arb, phi: arb, *, delta
     """
     eng = ShiftEngine(mix, epsilon, delta_scale, rel_tol)
     return eng.value_at(phi)
+
+
+def hockey_stick_lower_bound(mix: GaussianMixture, epsilon: arb, phi: arb, *, above: arb | None = None,
+                             delta_scale: float = 1e-12, rel_tol: float = 1e-14) -> arb:
+    """Certified lower bound of ``H(phi)``, valid for every point of the balls: the float-run bound
+    (:meth:`ShiftEngine.lower_bound_at`, no sign structure) and, unless that already exceeds
+    ``above``, the lower end of the certified point value (:func:`hockey_stick_at_shift`), the
+    larger of the two. For decisions that need only ``H(phi) > above``."""
+    eng = ShiftEngine(mix, epsilon, delta_scale, rel_tol)
+    cheap = eng.lower_bound_at(phi)
+    if above is not None and cheap > above:
+        return cheap
+    return cheap.max(eng.value_at(phi).lower)
 
 
 @dataclass(frozen=True)

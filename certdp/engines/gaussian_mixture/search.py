@@ -150,6 +150,14 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
     # float hints (e.g. a float argmax) are evaluated first, at nearby dyadic shifts: a certified
     # lower bound there often decides NO (above the target) at once; they never affect the upper bound
     for t in centres:
+        if target is not None and t not in points:
+            # a NO decision needs only H > target: the float-run lower bound first (no sign
+            # structure, ShiftEngine.lower_bound_at), the certified point value if it falls short
+            cheap = eng.lower_bound_at(phi_of(t))
+            if cheap > best_lower:
+                best_lower, best_arg = cheap, float(t)
+            if best_lower > target:
+                return best_lower, arb(1), best_arg, 0, len(points), Decision.NO
         point(t)
         if target is not None and best_lower > target:
             # decided before any search: the only upper bound known is the trivial H <= 1

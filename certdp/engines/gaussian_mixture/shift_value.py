@@ -112,6 +112,32 @@ class ShiftValueMixin:
         return ShiftResult(lower, upper, None, len(unc), len(unc), st.evaluations,
                            tuple(sorted(pos + unc)), (xl, xr))
 
+    def lower_bound_at(self, phi: arb) -> arb:
+        """Certified lower bound of ``H(phi)`` from float roots alone, with no sign certified.
+
+        For every measurable set ``R``, ``int_R D <= int_R D_+ <= H(phi)`` (``D <= D_+``). Here ``R``
+        is the union of the float positive runs of ``D`` inside the window (float roots of
+        ``log f(x + phi) - eps - log f(x)``, :meth:`MixtureDifference.float_roots`; a run's sign is
+        the float sign at its midpoint), and ``int_R D`` is an exact sum of Gaussian-CDF
+        differences in Arb (:meth:`GaussianMixture.mass`). Floats only choose ``R``: a wrong root
+        or a missed run lowers the bound, never invalidates it (and a root error ``r`` costs
+        ``O(r^2)``, since ``D = 0`` at a true root). Valid for every point of the ball ``phi``.
+        Costs one float root scan and ``2 x runs x components`` CDF evaluations instead of the
+        certified sign structure of :meth:`value_at` (MG K = 50 at sigma 0.36: ~0.2 s against ~8 s),
+        so a decision that needs only ``H > target`` (not private) takes this first."""
+        pf = float(phi.mid())
+        xl, xr = self.window(float(phi.upper()))
+        edges = np.array([xl] + sorted(r for r in self.diff.float_roots(pf, xl, xr) if xl < r < xr) + [xr])
+        mids = 0.5 * (edges[:-1] + edges[1:])
+        mix = self.mix
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ell = mix.log_density_float(mids + pf) - self.diff.eps_f - mix.log_density_float(mids)
+        total = arb(0)
+        for i in np.nonzero(ell > 0)[0]:
+            a, b = arb(float(edges[i])), arb(float(edges[i + 1]))
+            total += mix.mass(a + phi, b + phi) - self.diff.exp_eps * mix.mass(a, b)
+        return total.lower().max(arb(0))
+
     def _tied_terms(self, phi: arb) -> list[tuple[arb, arb]] | None:
         """``D(x, phi) = sum_m c_m g(x - mu_m)`` with matched components merged: ``(c_m, mu_m)`` at a
         shift that moves components exactly onto others (multi-Gaussian at ``phi = Delta``), or None

@@ -55,14 +55,21 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
     The upper end is a certified upper bound on ``sup_{|phi| <= Delta} H(phi)`` over the whole
     continuum of shifts, which bounds the max over any grid: ``upper <= (1 - eta) delta`` proves
     condition (2) (and, more strongly, ``(eps, (1 - eta) delta)``-DP). The lower end is a certified
-    lower bound on ``H`` at an actual grid point ``phi_j = j Delta / N`` next to the continuum
-    argmax, so ``lower > (1 - eta) delta`` proves that condition (2) fails. With ``missed_above``, a
+    lower bound on ``max_j H(phi_j)`` over the grid ``phi_j = j Delta / N``, so ``lower > (1 - eta)
+    delta`` proves that condition (2) fails: the larger of ``H`` at a grid point next to the
+    continuum argmax (a witness) and the Lipschitz bound ``H(t) - eta delta / 2`` at the search's
+    best shift ``t``. The latter holds because ``H`` is ``1 / (sqrt(2 pi) sigma)``-Lipschitz in
+    ``phi`` for any mixture of ``N(., sigma^2)`` components: ``H(p) - H(q) <= int (f(x + p) -
+    f(x + q))_+ dx <= sum_k w_k TV(N(0, s^2), N(p - q, s^2)) = 2 Phi(|p - q| / 2 s) - 1 <= |p - q| /
+    (sqrt(2 pi) s)`` (``(a)_+ - (b)_+ <= (a - b)_+`` and ``(sum a_k)_+ <= sum (a_k)_+``), every
+    ``t`` in ``[0, Delta]`` is within ``beta / 2`` of a grid point, ``H`` is even in ``phi`` (``f``
+    symmetric), and Alg. 1's ``beta <= sqrt(2 pi) eta sigma delta``. With ``missed_above``, a
     probe at ``sigma >= missed_above`` whose certified sup exceeds the target by more than 1 % raises
     :class:`~.missed_peak.MissedPeak` (a float candidate that far off is retried). Both come from the engine
     on the mixture without its negligible outer components, widened by their certified effect
     (:func:`certdp.mechanisms.multi_gaussian.multi_gaussian_core`).
     """
-    from certdp.engines.gaussian_mixture import hockey_stick_at_shift, privacy_profile_sup
+    from certdp.engines.gaussian_mixture import hockey_stick_lower_bound, lipschitz_constant, privacy_profile_sup
     from certdp.mechanisms.multi_gaussian import multi_gaussian_core
     from certdp.engines.gaussian_mixture.float_guide import mg_argmax_hint, mg_peak_scale
 
@@ -82,8 +89,9 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
         n = mg_grid_step(t, (arb_of(delta), arb_of(eta)), d)
 
         def grid_lower(j: int) -> arb:
-            """Certified lower bound of H at the grid shift j Delta / n."""
-            return (hockey_stick_at_shift(mix, e, d * arb(j) / arb(n), delta_scale=float(delta)).lower - slack).lower()
+            """Certified lower bound of H at the grid shift j Delta / n (the float-run bound first)."""
+            return (hockey_stick_lower_bound(mix, e, d * arb(j) / arb(n), above=target + slack,
+                                             delta_scale=float(delta)) - slack).lower()
 
         def nearest_grid_index(shift: float) -> int:
             return min(max(round(abs(shift) / float(sensitivity) * n), 1), n)
@@ -102,27 +110,27 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
         if missed_peak(t, missed_above, res.lower - slack, target):
             raise MissedPeak(res.argmax)
         upper = (res.upper + slack).upper()
-        lower = arb(0)
-        if upper <= target and n is not None:
-            # private: the grid's max is still bounded below by the certified H at the search's best
-            # shift, less what H can lose between it and the nearest grid point (|t - phi_j| <= beta / 2,
-            # Lipschitz constant 1 / (sqrt(2 pi) sigma), seed 000 Thm 3.5: at most eta delta / 2). Free, and
-            # it gives the bracket's secant a two-sided estimate instead of the deciding end alone
-            # (which at MG K = 5, (10, 1e-12) made the narrowing crawl: 14 probes)
-            from certdp.engines.gaussian_mixture.ball_bounds import lipschitz_constant
-
-            lower = (res.lower - slack - lipschitz_constant(t) * d / (2 * arb(n))).lower().max(arb(0))
-        if not upper <= target:
-            if n is not None:
-                j0 = nearest_grid_index(res.argmax)
-                for j in dict.fromkeys(min(max(j0 + k, 1), n) for k in (0, -1, 1)):  # nearest first
-                    r_lower = grid_lower(j)
-                    if r_lower > lower:
-                        lower = r_lower
-                        if r_lower > target:  # one grid point violating (2) settles it
-                            if witnesses is not None:
-                                witnesses.append((t, j, n, r_lower))
-                            break
+        # the grid's max is at least the certified H at the search's best shift less what H can lose
+        # between it and the nearest grid point: |t - phi_j| <= beta / 2 with beta = Delta / N <=
+        # sqrt(2 pi) eta sigma delta, Lipschitz constant 1 / (sqrt(2 pi) sigma) (docstring), so at
+        # most eta delta / 2, whatever N is. On the private side it gives the bracket's secant a two-sided
+        # estimate (the deciding end alone made the narrowing crawl at MG K = 5, (10, 1e-12): 14 probes); on
+        # the other it decides condition (2) without N, which below delta ~ 1e-19 needs more bits of sigma
+        # than the first rungs carry (MG K = 50 at (50, 1e-300) climbed to 1024 bits at every such probe)
+        loss = arb_of(eta * delta) / 2
+        if n is not None:
+            loss = loss.min(lipschitz_constant(t) * d / (2 * arb(n)))  # L beta / 2 itself, when N is known
+        lower = (res.lower - slack - loss).lower().max(arb(0))
+        if not upper <= target and n is not None:
+            # a grid point next to the argmax, certified on its own: the certificate's witness
+            j0 = nearest_grid_index(res.argmax)
+            for j in dict.fromkeys(min(max(j0 + k, 1), n) for k in (0, -1, 1)):  # nearest first
+                r_lower = grid_lower(j)
+                lower = lower.max(r_lower)
+                if r_lower > target:  # one grid point violating (2) settles it
+                    if witnesses is not None:
+                        witnesses.append((t, j, n, r_lower))
+                    break
         # the continuum sup is proven above the target but no grid point near its argmax is: a gap
         # between the continuum and condition (2) on the grid that no precision closes -- unless the
         # grid itself was undecided (N ~ 1 / delta needs more than log2 N bits of sigma: at
