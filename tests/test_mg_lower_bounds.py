@@ -104,3 +104,18 @@ def test_alg1_profile_lower_end_is_below_a_grid_value():
     grid_max = max(ref_h(sigma, eps, K, Fraction(j, n)) for j in range(1, n + 1))  # H(0) = 0 (eps > 0)
     assert lower_hi <= grid_max, (lower, grid_max)
     assert grid_max <= upper_hi
+
+
+def test_alg1_witness_at_the_tied_shift_when_the_grid_exceeds_2_53():
+    """MG K = 50 at (10, 1e-300), sigma 2.8305105 (just below the Alg. 1 boundary ~2.830525): the
+    continuum argmax is the tied shift phi = Delta, itself a grid point (j = N, N ~ 1e299). A float
+    j = round(shift * N) named 1 - 5e-17 instead (H there ~3e-308), and the probe ended 'settled'
+    below the target; the exact index proves condition (2) fails at phi = Delta."""
+    witnesses: list = []
+    profile = mg_paper_profile(Fraction(10), Fraction(1, 10**300), Fraction(1, 100), 50, Fraction(1), witnesses)
+    with working_precision(1024):
+        lower, _, settled = profile(arb("2.8305105"))
+        assert lower > arb(99) / 10**302
+    assert not settled
+    _, j, n, _ = witnesses[-1]
+    assert j == n and n > 2**900

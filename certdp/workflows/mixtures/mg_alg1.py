@@ -94,7 +94,9 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
                                              delta_scale=float(delta)) - slack).lower()
 
         def nearest_grid_index(shift: float) -> int:
-            return min(max(round(abs(shift) / float(sensitivity) * n), 1), n)
+            # exact rationals: with N ~ 1 / delta > 2^53 a float product names the wrong j (the argmax
+            # phi = Delta, the tied shift, became j / N = 1 - 5e-17 at delta = 1e-300)
+            return min(max(round(abs(Fraction(shift)) / sensitivity * n), 1), n)
 
         if missed_above is not None and t < missed_above and hint and n is not None:
             # below the float candidate the probe is expected to violate (2): the grid shift next to
