@@ -6,32 +6,60 @@ precision, the profile's lower / upper ends, time) and every float-guide call, i
 Used for the per-probe numbers of docs/mixtures.md ("Cheap certified lower bounds", stop 30). It only
 wraps the workflow's functions to print; nothing it prints decides anything.
 """
+
+from __future__ import annotations
+
 import sys
 import time
-from fractions import Fraction
-import certdp
-import certdp.workflows.mixtures.mg_alg1 as M
+
 from flint import ctx
-orig = M.mg_paper_profile
-T0 = time.perf_counter()
-def wrapped(*a, **k):
-    prof = orig(*a, **k)
-    def p(t):
+
+import certdp
+import certdp.engines.gaussian_mixture.float_guide as float_guide
+import certdp.workflows.mixtures.mg_alg1 as mg_alg1
+
+START = time.perf_counter()
+
+
+def _log(text: str) -> None:
+    print(f"[{time.perf_counter() - START:7.1f}] {text}", flush=True)
+
+
+def _traced_profile(make_profile):
+    def make(*args, **kwargs):
+        profile = make_profile(*args, **kwargs)
+
+        def traced(t):
+            t0 = time.perf_counter()
+            head = f"probe sigma={t.mid().str(12)} prec={ctx.prec}"
+            try:
+                lower, upper, settled = profile(t)
+            except Exception as exc:
+                _log(f"{head} {type(exc).__name__} {time.perf_counter() - t0:.2f}s")
+                raise
+            _log(f"{head} lower={lower.str(5)} upper={upper.str(5)} settled={settled} {time.perf_counter() - t0:.2f}s")
+            return lower, upper, settled
+        return traced
+    return make
+
+
+def _traced_guide(guide):
+    def traced(*args, **kwargs):
         t0 = time.perf_counter()
-        try:
-            r = prof(t)
-        except Exception as e:
-            print(f"[{time.perf_counter()-T0:7.1f}] probe sigma={t.mid().str(12)} prec={ctx.prec} EXC {type(e).__name__} {time.perf_counter()-t0:.2f}s", flush=True)
-            raise
-        print(f"[{time.perf_counter()-T0:7.1f}] probe sigma={t.mid().str(12)} rad={t.rad().str(3)} prec={ctx.prec} lower={r[0].str(5)} upper={r[1].str(5)} settled={r[2]} {time.perf_counter()-t0:.2f}s", flush=True)
-        return r
-    return p
-M.mg_paper_profile = wrapped
-import certdp.engines.gaussian_mixture.float_guide as FG
-og = FG.mg_sigma_float
-def g(*a, **k):
-    t0=time.perf_counter(); r = og(*a, **k); print(f"[{time.perf_counter()-T0:7.1f}] guide -> {r} ({time.perf_counter()-t0:.2f}s)", flush=True); return r
-FG.mg_sigma_float = g
-eps, delta, K = sys.argv[1], sys.argv[2], int(sys.argv[3])
-c = certdp.calibrate("multi-gaussian", epsilon=eps, delta=delta, components=K, rtol="1e-6", sensitivity=1)
-print(c.interval, c.extra.get("evaluations"), f"total {time.perf_counter()-T0:.1f}s")
+        sigma = guide(*args, **kwargs)
+        _log(f"guide -> {sigma} ({time.perf_counter() - t0:.2f}s)")
+        return sigma
+    return traced
+
+
+def main() -> None:
+    eps, delta, components = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    mg_alg1.mg_paper_profile = _traced_profile(mg_alg1.mg_paper_profile)
+    float_guide.mg_sigma_float = _traced_guide(float_guide.mg_sigma_float)
+    cert = certdp.calibrate("multi-gaussian", epsilon=eps, delta=delta, components=components, rtol="1e-6",
+                            sensitivity=1)
+    print(cert.interval, cert.extra.get("evaluations"), f"total {time.perf_counter() - START:.1f}s")
+
+
+if __name__ == "__main__":
+    main()

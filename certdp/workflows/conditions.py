@@ -167,7 +167,7 @@ def _check_mg(cert: Certificate, params: dict[str, Any], eps: Fraction, delta: F
 
 def _check_mg_witness(witness: Any, eps: Fraction, delta: Fraction, eta: Fraction, k: int, d: Fraction,
                       unsafe: Fraction, target: Fraction, report: Any) -> None:
-    from certdp.engines.gaussian_mixture import hockey_stick_at_shift, hockey_stick_lower_bound
+    from certdp.engines.gaussian_mixture import ShiftEngine
     from certdp.mechanisms.multi_gaussian import multi_gaussian_core
     from certdp.workflows.mixtures import mg_grid_step
 
@@ -185,11 +185,11 @@ def _check_mg_witness(witness: Any, eps: Fraction, delta: Fraction, eta: Fractio
                  f"the grid at sigma = {exact_str(unsafe)} does not have N = {n} steps (Alg. 1's beta)")
         e = arb_of(eps)
         mix, slack = multi_gaussian_core(t, e, arb_of(d), k, e, arb_of(target) * arb("1e-12"))
-        value = hockey_stick_at_shift(mix, e, arb_of(d) * arb(j) / arb(n), delta_scale=float(delta))
-        lower = (value.lower - slack).lower()
-        if not lower > arb_of(target):  # the float-run bound can be the tighter lower end
-            lower = lower.max((hockey_stick_lower_bound(mix, e, arb_of(d) * arb(j) / arb(n), above=arb_of(target) + slack,
-                                                        delta_scale=float(delta)) - slack).lower())
+        eng = ShiftEngine(mix, e, float(delta), 1e-14)  # hockey_stick_at_shift's engine
+        phi = arb_of(d) * arb(j) / arb(n)
+        value = eng.value_at(phi)
+        # the certified point value's lower end, or the float-run bound where that is the tighter one
+        lower = (value.lower.max(eng.lower_bound_at(phi)) - slack).lower()
         claimed = number_text(witness["H_lower_bound"], "witness.H_lower_bound")
         _require(bool(lower > arb_of(target)), f"H at the witness shift {j}/{n} is not proven above (1 - eta) delta")
         _require(bool(arb_of(claimed) <= value.upper), "the witness's H lower bound exceeds the certified H there")

@@ -93,10 +93,7 @@ class ShiftValueMixin:
         st = self.structure(phi)
         pos, unc = st.runs()
         mix = self.mix
-        core = arb(0)
-        for a, b in pos:
-            aa, bb = arb(a), arb(b)
-            core += mix.mass(aa + phi, bb + phi) - self.diff.exp_eps * mix.mass(aa, bb)
+        core = self._integral_over(pos, phi)
         extra = arb(0)
         for a, b in unc:
             d = self.diff.value(interval_ball(a, b), phi)
@@ -112,6 +109,16 @@ class ShiftValueMixin:
         return ShiftResult(lower, upper, None, len(unc), len(unc), st.evaluations,
                            tuple(sorted(pos + unc)), (xl, xr))
 
+    def _integral_over(self, runs, phi: arb) -> arb:
+        """``int_R D(x, phi) dx`` over the union ``R`` of the float intervals ``runs``: an exact sum of
+        Gaussian-CDF differences (:meth:`GaussianMixture.mass`), valid for every point of ``phi``."""
+        mix = self.mix
+        total = arb(0)
+        for a, b in runs:
+            aa, bb = arb(float(a)), arb(float(b))
+            total += mix.mass(aa + phi, bb + phi) - self.diff.exp_eps * mix.mass(aa, bb)
+        return total
+
     def lower_bound_at(self, phi: arb) -> arb:
         """Certified lower bound of ``H(phi)`` from float roots alone, with no sign certified.
 
@@ -123,8 +130,8 @@ class ShiftValueMixin:
         or a missed run lowers the bound, never invalidates it (and a root error ``r`` costs
         ``O(r^2)``, since ``D = 0`` at a true root). Valid for every point of the ball ``phi``.
         Costs one float root scan and ``2 x runs x components`` CDF evaluations instead of the
-        certified sign structure of :meth:`value_at` (MG K = 50 at sigma 0.36: ~0.2 s against ~8 s),
-        so a decision that needs only ``H > target`` (not private) takes this first."""
+        certified sign structure of :meth:`value_at` (MG K = 50, sigma 0.3588, phi 0.975: 0.1 s against
+        2.4 s), so a decision that needs only ``H > target`` (not private) takes this first."""
         pf = float(phi.mid())
         xl, xr = self.window(float(phi.upper()))
         edges = np.array([xl] + sorted(r for r in self.diff.float_roots(pf, xl, xr) if xl < r < xr) + [xr])
@@ -132,11 +139,8 @@ class ShiftValueMixin:
         mix = self.mix
         with np.errstate(divide="ignore", invalid="ignore"):
             ell = mix.log_density_float(mids + pf) - self.diff.eps_f - mix.log_density_float(mids)
-        total = arb(0)
-        for i in np.nonzero(ell > 0)[0]:
-            a, b = arb(float(edges[i])), arb(float(edges[i + 1]))
-            total += mix.mass(a + phi, b + phi) - self.diff.exp_eps * mix.mass(a, b)
-        return total.lower().max(arb(0))
+        runs = [(edges[i], edges[i + 1]) for i in np.nonzero(ell > 0)[0]]
+        return self._integral_over(runs, phi).lower().max(arb(0))
 
     def _tied_terms(self, phi: arb) -> list[tuple[arb, arb]] | None:
         """``D(x, phi) = sum_m c_m g(x - mu_m)`` with matched components merged: ``(c_m, mu_m)`` at a

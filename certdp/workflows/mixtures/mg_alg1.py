@@ -57,13 +57,11 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
     condition (2) (and, more strongly, ``(eps, (1 - eta) delta)``-DP). The lower end is a certified
     lower bound on ``max_j H(phi_j)`` over the grid ``phi_j = j Delta / N``, so ``lower > (1 - eta)
     delta`` proves that condition (2) fails: the larger of ``H`` at a grid point next to the
-    continuum argmax (a witness) and the Lipschitz bound ``H(t) - eta delta / 2`` at the search's
-    best shift ``t``. The latter holds because ``H`` is ``1 / (sqrt(2 pi) sigma)``-Lipschitz in
-    ``phi`` for any mixture of ``N(., sigma^2)`` components: ``H(p) - H(q) <= int (f(x + p) -
-    f(x + q))_+ dx <= sum_k w_k TV(N(0, s^2), N(p - q, s^2)) = 2 Phi(|p - q| / 2 s) - 1 <= |p - q| /
-    (sqrt(2 pi) s)`` (``(a)_+ - (b)_+ <= (a - b)_+`` and ``(sum a_k)_+ <= sum (a_k)_+``), every
-    ``t`` in ``[0, Delta]`` is within ``beta / 2`` of a grid point, ``H`` is even in ``phi`` (``f``
-    symmetric), and Alg. 1's ``beta <= sqrt(2 pi) eta sigma delta``. With ``missed_above``, a
+    continuum argmax (a witness) and the Lipschitz bound ``H(t) - L beta / 2`` at the search's best
+    shift ``t`` (``L`` of :func:`~certdp.engines.gaussian_mixture.lipschitz_constant`, which states
+    its proof): every ``t`` in ``[0, Delta]`` is within ``beta / 2`` of a grid point and ``H`` is even
+    in ``phi`` (``f`` symmetric). Alg. 1's ``beta <= sqrt(2 pi) eta sigma delta`` makes ``L beta / 2 <=
+    eta delta / 2``, the loss used while ``N`` is not yet fixed. With ``missed_above``, a
     probe at ``sigma >= missed_above`` whose certified sup exceeds the target by more than 1 % raises
     :class:`~.missed_peak.MissedPeak` (a float candidate that far off is retried). Both come from the engine
     on the mixture without its negligible outer components, widened by their certified effect
@@ -112,16 +110,12 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
         if missed_peak(t, missed_above, res.lower - slack, target):
             raise MissedPeak(res.argmax)
         upper = (res.upper + slack).upper()
-        # the grid's max is at least the certified H at the search's best shift less what H can lose
-        # between it and the nearest grid point: |t - phi_j| <= beta / 2 with beta = Delta / N <=
-        # sqrt(2 pi) eta sigma delta, Lipschitz constant 1 / (sqrt(2 pi) sigma) (docstring), so at
-        # most eta delta / 2, whatever N is. On the private side it gives the bracket's secant a two-sided
-        # estimate (the deciding end alone made the narrowing crawl at MG K = 5, (10, 1e-12): 14 probes); on
-        # the other it decides condition (2) without N, which below delta ~ 1e-19 needs more bits of sigma
-        # than the first rungs carry (MG K = 50 at (50, 1e-300) climbed to 1024 bits at every such probe)
-        loss = arb_of(eta * delta) / 2
-        if n is not None:
-            loss = loss.min(lipschitz_constant(t) * d / (2 * arb(n)))  # L beta / 2 itself, when N is known
+        # the Lipschitz bound on the grid's max (docstring). On the private side it gives the bracket's
+        # secant a two-sided estimate (the deciding end alone made the narrowing crawl at MG K = 5,
+        # (10, 1e-12): 14 probes); on the other it decides condition (2) without N, which below delta
+        # ~ 1e-19 needs more bits of sigma than the first rungs carry (MG K = 50 at (50, 1e-300) climbed
+        # to 1024 bits at every such probe)
+        loss = lipschitz_constant(t) * d / (2 * arb(n)) if n is not None else arb_of(eta * delta) / 2
         lower = (res.lower - slack - loss).lower().max(arb(0))
         if not upper <= target and n is not None:
             # a grid point next to the argmax, certified on its own: the certificate's witness
