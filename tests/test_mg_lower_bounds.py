@@ -54,12 +54,18 @@ def test_float_run_lower_bound_survives_wrong_float_roots(monkeypatch):
     ref = ref_h(_q(sigma), eps, K, phi)
     true_roots = eng.diff.float_roots
     s = float(sigma)
-    for move in (lambda rs: [r + 0.01 * s for r in rs], lambda rs: [r - 0.01 * s for r in rs], lambda rs: rs[1:]):
+    with working_precision(128):
+        best = _lo(eng.lower_bound_at(arb(phi.numerator) / phi.denominator))
+    moves = (lambda rs: [r + 0.01 * s for r in rs], lambda rs: [r - 0.01 * s for r in rs], lambda rs: rs[1:])
+    for i, move in enumerate(moves):
         monkeypatch.setattr(eng.diff, "float_roots", lambda p, a, b, move=move: move(true_roots(p, a, b)))
         with working_precision(128):
             lb = eng.lower_bound_at(arb(phi.numerator) / phi.denominator)
-            hi = _hi(lb)
+            lo, hi = _lo(lb), _hi(lb)
         assert hi <= ref, (lb, ref)
+        assert hi <= best, (lb, best)  # moved roots integrate D over a worse set
+        if i < 2:
+            assert lo > 0, lb  # runs moved by 1 % of sigma still hold most of the positive mass
 
 
 def test_hockey_stick_lower_bound_falls_back_to_the_point_value():
