@@ -424,6 +424,11 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
     # Illinois step: regula falsi on a convex profile otherwise converges linearly from one side).
     use_secant = True
     kept_safe = kept_unsafe = 0   # secant steps in a row that left that end in place (Illinois)
+    # secant steps that failed (neither a fourfold shrink nor converging), each followed by a
+    # bisection: after two the profile is not log-linear at this scale (a cliff, e.g. MG's
+    # tangency at the tied shift, where every secant guess lands next to the private end and
+    # moves it by a few per cent) and the narrowing goes on by bisection alone
+    secant_failures = 0
     while True:
         a, b = _ordered(safe_pt[0], unsafe_pt[0])
         safe_value = safe_pt[0]
@@ -458,6 +463,7 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
                 new_a, new_b = sorted((safe_pt[0], unsafe_pt[0]))
                 use_secant = (new_b - new_a) < (b - a) / 4 or _secant_converging(
                     err_before, safe_pt, unsafe_pt, Fraction(delta))
+                secant_failures = 0 if use_secant else secant_failures + 1
                 continue
         if b / a > 4:
             mid = _geometric_mean(a, b)
@@ -486,7 +492,7 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
                 "or the profile reported that precision does not help)".format(_fmt(tried[0]), ladder[-1])
             )
             break
-        use_secant = True
+        use_secant = secant_failures < 2
         kept_safe = kept_unsafe = 0
 
     lo, hi = _ordered(safe_pt[0], unsafe_pt[0])

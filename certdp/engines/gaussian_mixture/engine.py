@@ -22,11 +22,12 @@ from certdp.engines.gaussian_mixture.ball_bounds import BallBoundsMixin
 from certdp.engines.gaussian_mixture.model import GaussianMixture
 from certdp.engines.gaussian_mixture.shift_model import ShiftModelMixin
 from certdp.engines.gaussian_mixture.shift_value import ShiftResult, ShiftValueMixin
+from certdp.engines.gaussian_mixture.tied_end import TiedEndMixin
 
 __all__ = ["ShiftEngine", "ShiftWitness", "hockey_stick_at_shift", "hockey_stick_lower_bound", "witness_at_shift"]
 
 
-class ShiftEngine(ShiftValueMixin, BallBoundsMixin, ShiftModelMixin):
+class ShiftEngine(ShiftValueMixin, BallBoundsMixin, ShiftModelMixin, TiedEndMixin):
     """``H(phi) = int (f(x + phi) - e^eps f(x))_+ dx`` for the mixture ``mix`` and ``epsilon``:
     ``ShiftEngine(mix, epsilon, delta_scale, rel_tol)``; ``delta_scale`` and ``rel_tol`` set the tail
     window (tails of mass ``<~ 1e-3 rel_tol delta_scale`` are bounded and added to upper ends)."""

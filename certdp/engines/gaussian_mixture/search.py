@@ -77,6 +77,21 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
                 best_arg = float(t)
         return points[t]
 
+    # tied shifts at the ends of the range with an exact tie (MG: phi = Delta); balls near them get
+    # TiedEndMixin.near_tie_bound first (a choice only: it is valid wherever it applies)
+    taus = [t for t in (Fraction(0), Fraction(1)) if eng.has_exact_tie(phi_of(t))]
+    sigma_t = Fraction(float(eng.mix.sigma.mid())) / Fraction(float(delta_max.mid()))
+    narrow, reach = Fraction(settings.tied_end_width) * sigma_t, Fraction(settings.tied_end_reach) * sigma_t
+
+    def near_tie(ta: Fraction, tb: Fraction) -> Fraction | None:
+        """A tied shift within reach of the narrow ball [ta, tb], on one side of it, or None."""
+        if tb - ta > narrow:
+            return None
+        for t in taus:
+            if (t >= tb and t - ta <= reach) or (t <= ta and tb - t <= reach):
+                return t
+        return None
+
     # float argmax hints, as dyadic shifts: an interval holding one is expanded around it (below)
     centres = sorted({Fraction(round(h * 2**24), 2**24) for h in hints if 0 <= h <= 1})
 
@@ -90,6 +105,13 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
         tm = min(inside, key=lambda c: abs(2 * c - ta - tb)) if inside else (ta + tb) / 2
         mid = phi_of(tm)
         goal = target if target is not None else best_lower * (1 + rel_tol)
+        tau = near_tie(ta, tb)
+        if tau is not None:
+            # next to a tied shift the pairs' first-order sum decides (TiedEndMixin): the bounds
+            # below bound its terms separately and split such a ball at every level
+            near = eng.near_tie_bound(phi_of(ta), phi_of(tb), phi_of(tau), goal)
+            if near is not None and near <= goal:
+                return near, False
         # an end value far below the goal may come from a cheap bound (point)
         end_a, end_b = point(ta, goal / 16).upper, point(tb, goal / 16).upper
         # never worse than the global Lipschitz / TV bound from the two ends
@@ -149,6 +171,19 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
 
     # float hints (e.g. a float argmax) are evaluated first, at nearby dyadic shifts: a certified
     # lower bound there often decides NO (above the target) at once; they never affect the upper bound
+    if target is not None:
+        # next to a tied shift, H can exceed the target in a thin layer (MG at eps 50: h < ~5e-4
+        # sigma just below the calibration boundary) that the float hints miss: the float-run lower
+        # bound at a few shifts tau -+ sigma 2^-k (0.02 s each) decides NO there at once
+        for tau in taus:
+            for k in settings.tied_probe_levels:
+                t = tau - Fraction(round(float(sigma_t) * 2.0 ** (24 - k)), 2 ** 24) * (1 if tau > 0 else -1)
+                if 0 < t < 1:
+                    cheap = eng.lower_bound_at(phi_of(t))
+                    if cheap > best_lower:
+                        best_lower, best_arg = cheap, float(t)
+                    if best_lower > target:
+                        return best_lower, arb(1), best_arg, 0, len(points), Decision.NO
     for t in centres:
         if target is not None and t not in points:
             # a NO decision needs only H > target: the float-run lower bound first (no sign

@@ -44,7 +44,14 @@ class MixtureSettings:
     initial_near_peak: Fraction = Fraction(1, 16)  # width of the first intervals around an interior argmax hint ...
     peak_scale_share: float = 1.5  # ... or, given the peak's scale (H halves within it), the power of 2 nearest scale / this
     near_peak_range: tuple[Fraction, Fraction] = (Fraction(1, 64), Fraction(1, 8))  # (narrowest, widest) of those widths
-    chord_split: bool = True  # split without a model where the halves' chord bounds would settle them
+    chord_split: bool = True
+    # --- balls of shifts next to a tied shift (tied_end.py)
+    tied_end_width: float = 2.0 ** -2  # widest ball (in sigma) given the near-tie bound first ...
+    tied_end_reach: float = 1.0  # ... when it lies within this distance (in sigma) of a tied shift
+    tied_end_box: float = 0.5  # first x-boxes (in sigma) of that bound, ...
+    tied_end_min_box: float = 2.0 ** -24  # ... bisected where not yet <= 0 down to this width (in sigma)
+    tied_end_budget: int = 8000  # box evaluations before what is left positive is added as it stands
+    tied_probe_levels: tuple[int, ...] = (6, 8, 10, 12)  # NO probes at tied shift -+ sigma 2^-k (search.py)
 
     def as_dict(self) -> dict[str, object]:
         """JSON-able values: ``Fraction`` as exact strings (``"1/16"``), tuples as lists."""
