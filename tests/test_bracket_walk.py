@@ -151,3 +151,23 @@ def test_flat_power_law_at_tiny_delta_narrows_in_few_probes(k):
         root = mp.pi * mp.mpf(10) ** (-300 * k)
         b = _run(lambda t: (t / arb.pi()).root(k), delta, root, None, increasing=True)
     assert b.evaluations <= 15
+
+
+def _cliff(t: arb) -> arb:
+    """A decreasing profile with a cliff at t* = 0.0947417 (MG's tangency at the tied shift, issue
+    17): ~1e-30 below it, 1e-305 above, so log delta is no guide to where t* is."""
+    star = arb("0.0947417")
+    above, below = arb("1e-305"), arb("1e-30") * (star / t) ** 8
+    if t > star:
+        return above
+    if t < star:
+        return below
+    return above.union(below)
+
+
+def test_a_cliff_is_narrowed_by_bisection_after_two_failed_secant_steps():
+    """Each secant guess on a cliff lands a few per cent from the private end and moves it by that
+    much; after two such steps the narrowing bisects (40 evaluations before, 25 after)."""
+    with mp.workdps(40):
+        b = _run(_cliff, Fraction(1, 10**300), mp.mpf("0.0947417"), 0.0955, increasing=False)
+    assert b.evaluations <= 28, b.evaluations

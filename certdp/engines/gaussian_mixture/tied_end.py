@@ -11,6 +11,8 @@ by ``h`` first, so the margin is what its boxes have to resolve.
 
 from __future__ import annotations
 
+import bisect
+import math
 from dataclasses import dataclass
 
 from flint import arb, ctx
@@ -33,6 +35,42 @@ class TieMatching:
     pairs: tuple[tuple[arb, arb, arb], ...]
     shifted: tuple[tuple[arb, arb], ...]
     unshifted: tuple[tuple[arb, arb], ...]
+
+
+class _SortedTerms:
+    """Terms ``(weight > 0, mean)`` sorted by mean, with prefix sums of the weights: the terms whose
+    argument ``x - mean - r`` (``x`` in a box, ``r`` in ``[r_lo, r_hi]``) may come within
+    ``cutoff`` of 0 are summed one by one; the rest, all at certified distance ``>= d`` from 0,
+    only through ``(their total weight) x (a bound decreasing in d)`` (:meth:`split`)."""
+
+    def __init__(self, terms: list[tuple[arb, arb]]):
+        self.terms = sorted(terms, key=lambda t: float(t[1].mid()))
+        self.means = [float(m.mid()) for _, m in self.terms]
+        self.prefix = [arb(0)]
+        for w, _ in self.terms:
+            self.prefix.append(self.prefix[-1] + w)
+
+    def split(self, x0: float, x1: float, r_lo: arb, r_hi: arb, cutoff: float, least: arb
+              ) -> tuple[list[tuple[arb, arb]], arb, arb | None]:
+        """``(near terms, total weight of the others, d)``: every other term has ``|x - mean - r| >=
+        d >= least`` for all ``x`` in ``[x0, x1]``, ``r`` in ``[r_lo, r_hi]`` (certified in Arb; floats
+        only choose the cut). ``d`` is None when there are no others; when the cut cannot be
+        certified at ``least``, every term is near."""
+        i0 = bisect.bisect_left(self.means, x0 - float(r_hi.upper()) - cutoff)
+        i1 = bisect.bisect_right(self.means, x1 - float(r_lo.lower()) + cutoff)
+        n = len(self.terms)
+        if i0 == 0 and i1 == n:
+            return self.terms, arb(0), None
+        d = None
+        if i0 > 0:  # x - mean_j - r >= x0 - r_hi - mean_{i0 - 1} for every j < i0
+            d = (arb(x0) - r_hi - self.terms[i0 - 1][1]).lower()
+        if i1 < n:  # mean_j + r - x >= mean_{i1} + r_lo - x1 for every j >= i1
+            right = (self.terms[i1][1] + r_lo - arb(x1)).lower()
+            d = right if d is None else d.min(right)
+        if not d >= least:
+            return self.terms, arb(0), None
+        far = self.prefix[i0] + (self.prefix[n] - self.prefix[i1])
+        return self.terms[i0:i1], far, d
 
 
 class TiedEndMixin:
@@ -124,9 +162,24 @@ class TiedEndMixin:
             elif not c <= 0:
                 positive_mass += c.max(arb(0))
         negative += [(self.diff.exp_eps * wk, mu) for wk, mu in tie.unshifted]
-        pairs = [(wj, mu) for wj, _, mu in tie.pairs]
+        pairs = _SortedTerms([(wj, mu) for wj, _, mu in tie.pairs])
+        negatives = _SortedTerms(negative)
         two_h2 = 2 * h2
         third = 4 * h2 * h2  # g'''(z) = third z (3 - 2 h2 z^2) g(z)
+        # terms farther than `cutoff` from a box enter through one bound (_SortedTerms.split): at
+        # that distance g is below 2^-80 of the lightest weight's share (a choice only)
+        s_f = mix._f_sig
+        logs = [float(w.log().mid()) for w, _ in pairs.terms + negatives.terms] or [0.0]
+        cutoff = s_f * math.sqrt(2 * (max(logs) - min(logs) + 80 * math.log(2)))
+        least = arb(4) * mix.sigma  # the far bounds below decrease in d beyond ~1.2 sigma
+        zero = arb(0)
+
+        def far_bounds(d: arb) -> tuple[arb, arb, arb, arb]:
+            """Upper bounds of |g|, |g'|, |g''|, |g'''| (without 1 / sqrt(2 pi) s) over |z| >= d >= 4 s:
+            ``e^{-h2 z^2}`` times ``1``, ``2 h2 z``, ``4 h2^2 z^2``, ``4 h2^2 z (3 + 2 h2 z^2)``, each
+            decreasing in ``|z|`` there."""
+            e = (-d * d * h2).exp()
+            return e, two_h2 * d * e, third * d * d * e, third * d * (3 + two_h2 * d * d) * e
 
         def h_ball(h_lo: arb, h_hi: arb) -> tuple:
             """What a sub-ball [h_lo, h_hi] of H needs: ends, centre, deviation, hull(0, H_i), |h| range, bits."""
@@ -138,14 +191,20 @@ class TiedEndMixin:
 
         def excess_upper(x0: float, x1: float, hb: tuple) -> tuple[arb, float, float]:
             """(upper end of U on [x0, x1] x H_i without g's factor 1 / (sqrt(2 pi) s), and the
-            sizes of its x and h terms: floats that only choose the next split)."""
+            sizes of its x and h terms times |h|_max: floats that only choose the next step)."""
             _, _, h_c, h_dev, reach, h_min, h_max, extra = hb
             box = interval_ball(x0, x1)
             centre = arb(0.5 * (x0 + x1))  # a float midpoint: exact, and inside the box
-            q_c = q_x = q_h = arb(0)
+            q_c = q_x = q_h = s3 = arb(0)
+            near, far, d = pairs.split(x0, x1, reach.lower(), reach.upper(), cutoff, least)
+            if d is not None:
+                # every far term's q, q_y, q_h and g''' argument lies in its z-range, |z| >= d
+                _, b1, b2, b3 = far_bounds(d)
+                unit = arb(0, 1)
+                q_c, q_x, q_h, s3 = far * b1 * unit, far * b2 * unit, far * b2 * unit / 2, far * b3 * unit
             with ctx.extraprec(extra):
                 lin = (2 * h_c * h2, -h_c * h_c * h2)
-                for wj, mu in pairs:
+                for wj, mu in near:
                     y = centre - mu
                     g_y = wj * (-y * y * h2).exp()
                     e1 = (lin[0] * y + lin[1]).expm1()
@@ -154,8 +213,7 @@ class TiedEndMixin:
                     q_c += q
                     q_x -= two_h2 * (y * q - g_shift)
                     q_h += (two_h2 * (y - h_c) * g_shift - q) / h_c
-            s3 = arb(0)
-            for wj, mu in pairs:
+            for wj, mu in near:
                 z = box - mu - reach
                 sq = sqr(z)
                 s3 += wj * third * z * (3 - two_h2 * sq) * (-sq * h2).exp()
@@ -164,10 +222,12 @@ class TiedEndMixin:
             h_part = q_h * h_dev + s3 * (dx * h_dev / 2 - sqr(h_dev) / 6)
             upper = (zeta * (q_c + x_part + h_part)).upper()
             first = h_max * upper if upper > 0 else h_min * upper
+            # N's far terms are <= 0: dropping them only raises its upper end
             n_sup = arb(0)
-            for a, mu in negative:
+            for a, mu in negatives.split(x0, x1, zero, zero, cutoff, least)[0]:
                 n_sup -= a * (-sqr(box - mu) * h2).exp()
-            return (first + n_sup.upper()).upper(), float(x_part.abs_upper()), float(h_part.abs_upper())
+            scale = float(h_max)
+            return (first + n_sup.upper()).upper(), scale * float(x_part.abs_upper()), scale * float(h_part.abs_upper())
 
         s = mix._f_sig
         xl, xr = self.window(float(phi_b.upper()))
@@ -175,37 +235,72 @@ class TiedEndMixin:
         min_box = s * settings.tied_end_min_box
         whole = h_ball(tau - phi_b, tau - phi_a)
         n0 = max(1, int((xr - xl) / step))
-        todo = [(xl + (xr - xl) * i / n0, xl + (xr - xl) * (i + 1) / n0, whole) for i in range(n0)]
-        todo[-1] = (todo[-1][0], xr, whole)
+        cuts = [xl + (xr - xl) * i / n0 for i in range(n0)] + [xr]
+        # depth first: every descendant of an initial box is done before the next initial box
+        todo = [(cuts[i], cuts[i + 1], whole, i) for i in reversed(range(n0))]
         positive = arb(0)
         budget = settings.tied_end_budget
         norm = mix._norm
         limit = None if goal is None else goal - positive_mass
-        # a box whose U_+ |X| is below this share of the goal's room, spread over the window, is
-        # added as it stands instead of bisected (far tails, where U ~ 0 has no certified sign)
-        density = 0.0 if limit is None else float((settings.negligible_share * limit / (xr - xl)).lower())
-        while todo:
-            x0, x1, hb = todo.pop()
+        # a box whose U_+ |X| is below a share of the goal's room, spread over the window, is added
+        # as it stands instead of bisected (far tails, where U ~ 0 has no certified sign, and the
+        # lobes where D > 0 truly, far below the goal: eps 1, where H ~ 1e-16 next to the tie)
+        density = 0.0 if limit is None else float((settings.tied_end_share * limit / (xr - xl)).lower())
+        crumb = 0.0 if limit is None else float((limit / (4 * settings.tied_end_budget)).lower())
+        leaves: list[tuple[float, float, arb]] = []  # positive leaves of the current initial box
+        current = 0
+        while True:
+            item = todo.pop() if todo else None
+            if item is None or item[3] != current:
+                # the initial box is done: int over it of the max over h of its leaves' excess
+                positive += _integral_of_max(leaves) * norm
+                if limit is not None and not positive < limit:
+                    return None
+                if item is None:
+                    break
+                leaves, current = [], item[3]
+            x0, x1, hb, root = item
             u, x_size, h_size = excess_upper(x0, x1, hb)
             budget -= 1
             if not u > 0:
                 continue
-            if budget > 0 and not u * norm <= density:
+            # a positive excess that the Taylor terms account for only in small part is D > 0 itself
+            # (a lobe): splitting would not lower it; it is added as it stands
+            genuine = x_size + h_size <= float(u) / 8
+            # as is a box whose whole excess is a tiny share of the goal (at a root of Q the
+            # excess of every box straddling it stays positive while its width shrinks)
+            tiny = (x1 - x0) * float(u) * float(norm) <= crumb
+            if budget > 0 and not u * norm <= density and not genuine and not tiny:
                 if h_size > x_size:
                     h_lo, h_hi = hb[0], hb[1]
                     h_m = (h_lo + h_hi) / 2
-                    todo += [(x0, x1, h_ball(h_m, h_hi)), (x0, x1, h_ball(h_lo, h_m))]
+                    todo += [(x0, x1, h_ball(h_m, h_hi), root), (x0, x1, h_ball(h_lo, h_m), root)]
                     continue
                 if x1 - x0 > min_box:
                     m = 0.5 * (x0 + x1)
-                    todo += [(m, x1, hb), (x0, m, hb)]
+                    todo += [(m, x1, hb, root), (x0, m, hb, root)]
                     continue
             elif budget <= 0 and goal is not None:
                 return None
-            # (an x-box split in h adds each part: their sum bounds the sup over H)
-            positive += arb(x1 - x0) * u * norm
-            if limit is not None and not positive < limit:
-                return None
+            leaves.append((x0, x1, u))
         t_ball = phi_a.union(phi_b)
         tails = mix.mass_below(arb(xl) + t_ball) + mix.mass_above(arb(xr) + t_ball)
         return (positive_mass + positive + tails).upper().min(arb(1))
+
+
+def _integral_of_max(leaves: list[tuple[float, float, arb]]) -> arb:
+    """``int max_i u_i 1[x0_i, x1_i](x) dx`` over the boxes ``(x0_i, x1_i, u_i)`` (``u_i > 0``): the
+    boxes of one ``x``-range split in ``x`` and ``h`` cover, at each ``x``, every ``h``, so the sup
+    over ``h`` of the excess at ``x`` is at most the largest ``u_i`` of the boxes holding ``x``."""
+    if not leaves:
+        return arb(0)
+    edges = sorted({e for x0, x1, _ in leaves for e in (x0, x1)})
+    total = arb(0)
+    for a, b in zip(edges, edges[1:]):
+        top = None
+        for x0, x1, u in leaves:
+            if x0 <= a and b <= x1:
+                top = u if top is None else top.max(u)
+        if top is not None:
+            total += (arb(b) - arb(a)) * top
+    return total
