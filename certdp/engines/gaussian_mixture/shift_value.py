@@ -230,7 +230,8 @@ class ShiftValueMixin:
         pos = f_c > 0
 
         def excess(x: float) -> float:  # log of the positive terms minus log of the negative ones (floats)
-            e = np.log(np.abs(f_c)) - (x - f_mu) ** 2 / (2 * s * s)
+            with np.errstate(divide="ignore"):  # a coefficient below 1e-308 is -inf in logs, as it should
+                e = np.log(np.abs(f_c)) - (x - f_mu) ** 2 / (2 * s * s)
             return float(np.logaddexp.reduce(e[pos]) - np.logaddexp.reduce(e[~pos]))
 
         lo, hi = float(f_mu.min()) - 40 * s, float(f_mu.max()) + 40 * s
