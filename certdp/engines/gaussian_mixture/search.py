@@ -84,11 +84,15 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
     narrow, tie_reach = Fraction(settings.tied_end_width) * sigma_t, Fraction(settings.tied_end_reach) * sigma_t
 
     def near_tie(ta: Fraction, tb: Fraction) -> Fraction | None:
-        """A tied shift within reach of the narrow ball [ta, tb], on one side of it, or None."""
-        if tb - ta > narrow:
+        """A tied shift within reach of the narrow ball [ta, tb], on one side of it and at most 4
+        widths away, or None (farther off, the peak of H may be there, where the bound fails at a
+        cost: MG K = 1 at eps 50)."""
+        w = tb - ta
+        if w > narrow:
             return None
         for t in taus:
-            if (t >= tb and t - ta <= tie_reach) or (t <= ta and tb - t <= tie_reach):
+            gap = t - tb if t >= tb else (ta - t if t <= ta else None)
+            if gap is not None and gap <= 4 * w and gap + w <= tie_reach:
                 return t
         return None
 
@@ -105,15 +109,16 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
         tm = min(inside, key=lambda c: abs(2 * c - ta - tb)) if inside else (ta + tb) / 2
         mid = phi_of(tm)
         goal = target if target is not None else best_lower * (1 + rel_tol)
+        # an end value far below the goal may come from a cheap bound (point)
+        end_a, end_b = point(ta, goal / 16).upper, point(tb, goal / 16).upper
         tau = near_tie(ta, tb)
-        if tau is not None:
+        if tau is not None and 16 * end_a.max(end_b) < goal:
             # next to a tied shift the pairs' first-order sum decides (TiedEndMixin): the bounds
-            # below bound its terms separately and split such a ball at every level
+            # below bound its terms separately and split such a ball at every level. (Not where an
+            # end is near the goal: there the peak of H is, and the bound costs without settling.)
             near = eng.near_tie_bound(phi_of(ta), phi_of(tb), phi_of(tau), goal)
             if near is not None and near <= goal:
                 return near, False
-        # an end value far below the goal may come from a cheap bound (point)
-        end_a, end_b = point(ta, goal / 16).upper, point(tb, goal / 16).upper
         # never worse than the global Lipschitz / TV bound from the two ends
         alt = end_a.min(end_b) + shift_tv_bound(phi_of(tb) - phi_of(ta), eng.mix.sigma)
         # both ends well below the goal: the envelope bound needs no model of the interval

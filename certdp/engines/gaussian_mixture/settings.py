@@ -51,7 +51,7 @@ class MixtureSettings:
     tied_end_box: float = 0.5  # first x-boxes (in sigma) of that bound, ...
     tied_end_min_box: float = 2.0 ** -16  # ... bisected where not yet <= 0 down to this width (in sigma)
     tied_end_share: float = 0.5  # ... or until their positive part, spread over the window, is below this share of the goal
-    tied_end_budget: int = 10000  # box evaluations before the bound gives up (None)
+    tied_end_budget: int = 4000  # box evaluations before the bound gives up (None)
     tied_probe_levels: tuple[int, ...] = (6, 8, 10, 12)  # NO probes at tied shift -+ sigma 2^-k (search.py)
 
     def as_dict(self) -> dict[str, object]:
