@@ -1,13 +1,15 @@
 """The shift engine: everything the search needs about ``H(phi)`` for one mixture and one ``eps``.
 
-:class:`ShiftEngine` is assembled from three parts, one file each:
+:class:`ShiftEngine` is assembled from four parts, one file each:
 
 * :class:`~.shift_value.ShiftValueMixin` -- state (window, tolerances) and certified point values
   ``H(phi)`` (:meth:`value_at`, the tied shift :meth:`tied_value`, :meth:`tie_upper_bound`);
 * :class:`~.ball_bounds.BallBoundsMixin` -- bounds over a ball of shifts from its two end values
   (:meth:`envelope_bound`, :meth:`chord_bound`);
 * :class:`~.shift_model.ShiftModelMixin` -- the second-order model on a ball of shifts
-  (:meth:`shift_expansion`, :meth:`derivative_on`).
+  (:meth:`shift_expansion`, :meth:`derivative_on`);
+* :class:`~.tied_end.TiedEndMixin` -- balls of shifts next to a tied shift (MG: ``phi = Delta``),
+  from the matched pairs' divided differences (:meth:`near_tie_bound`, :meth:`tie_matching`).
 
 :func:`hockey_stick_at_shift` and :func:`witness_at_shift` are the public one-shift entry points.
 """

@@ -152,29 +152,14 @@ class ShiftValueMixin:
         ``(w_j - e^eps w_k, m_k)``, dropped when that coefficient is exactly 0 (a declared tie,
         :meth:`MixtureDifference._tie_coefficient`); an unmatched shifted component gives ``(w_j, m_j - phi)``
         and an unmatched unshifted one ``(-e^eps w_k, m_k)``. The merge is exact, so the terms hold
-        none of the cancellation that makes ``D`` unsignable on long ranges at a tied shift."""
-        mix, diff = self.mix, self.diff
-        if mix.breakpoints:
+        none of the cancellation that makes ``D`` unsignable on long ranges at a tied shift. The
+        matching is :meth:`TiedEndMixin.tie_matching`'s."""
+        tie = self.tie_matching(phi)
+        if tie is None:
             return None
-        pm, s = float(phi.mid()), mix._f_sig
-        free = {round(float(m) / s * 64): k for k, m in enumerate(mix._f_mu)}  # float proposals only
-        terms: list[tuple[arb, arb]] = []
-        matched: set[int] = set()
-        for j, cj in enumerate(mix.components):
-            k = free.get(round((mix._f_mu[j] - pm) / s * 64))
-            ck = mix.components[k] if k is not None else None
-            gap = None if ck is None else cj.mean - phi - ck.mean
-            if gap is None or not (gap.is_exact() and gap == 0):
-                terms.append((cj.weight, cj.mean - phi))
-                continue
-            del free[round(float(mix._f_mu[k]) / s * 64)]
-            matched.add(k)
-            coefficient = diff._tie_coefficient(cj, ck)
-            if not (coefficient.is_exact() and coefficient == 0):
-                terms.append((coefficient, ck.mean))
-        if not matched:
-            return None
-        terms += [(-diff.exp_eps * c.weight, c.mean) for k, c in enumerate(mix.components) if k not in matched]
+        terms = [(c, mu) for _, c, mu in tie.pairs if not (c.is_exact() and c == 0)]
+        terms += list(tie.shifted)
+        terms += [(-self.diff.exp_eps * w, mu) for w, mu in tie.unshifted]
         return terms
 
     def tie_upper_bound(self, phi: arb) -> arb | None:
