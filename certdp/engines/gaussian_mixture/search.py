@@ -96,6 +96,15 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
                 return t
         return None
 
+    def cheap_lower(t: Fraction) -> arb | None:
+        """The float-run lower bound of H(t) (ShiftEngine.lower_bound_at), kept as best_lower if
+        larger; None once best_lower exceeds the target (a NO decision)."""
+        nonlocal best_lower, best_arg
+        cheap = eng.lower_bound_at(phi_of(t))
+        if cheap > best_lower:
+            best_lower, best_arg = cheap, float(t)
+        return None if best_lower > target else cheap
+
     # float argmax hints, as dyadic shifts: an interval holding one is expanded around it (below)
     centres = sorted({Fraction(round(h * 2**24), 2**24) for h in hints if 0 <= h <= 1})
 
@@ -183,20 +192,14 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
         for tau in taus:
             for k in settings.tied_probe_levels:
                 t = tau - Fraction(round(float(sigma_t) * 2.0 ** (24 - k)), 2 ** 24) * (1 if tau > 0 else -1)
-                if 0 < t < 1:
-                    cheap = eng.lower_bound_at(phi_of(t))
-                    if cheap > best_lower:
-                        best_lower, best_arg = cheap, float(t)
-                    if best_lower > target:
-                        return best_lower, arb(1), best_arg, 0, len(points), Decision.NO
+                if 0 < t < 1 and cheap_lower(t) is None:
+                    return best_lower, arb(1), best_arg, 0, len(points), Decision.NO
     for t in centres:
         if target is not None and t not in points:
             # a NO decision needs only H > target: the float-run lower bound first (no sign
             # structure, ShiftEngine.lower_bound_at), the certified point value if it falls short
-            cheap = eng.lower_bound_at(phi_of(t))
-            if cheap > best_lower:
-                best_lower, best_arg = cheap, float(t)
-            if best_lower > target:
+            cheap = cheap_lower(t)
+            if cheap is None:
                 return best_lower, arb(1), best_arg, 0, len(points), Decision.NO
             if 0 < cheap < target / 1024:
                 # far below the target (the point value's lower end agrees with this bound to

@@ -182,17 +182,20 @@ class TiedEndMixin:
             return e, two_h2 * d * e, third * d * d * e, third * d * (3 + two_h2 * d * d) * e
 
         def h_ball(h_lo: arb, h_hi: arb) -> tuple:
-            """What a sub-ball [h_lo, h_hi] of H needs: ends, centre, deviation, hull(0, H_i), |h| range, bits."""
+            """What a sub-ball [h_lo, h_hi] of H needs: ends, centre, deviation, hull(0, H_i), |h| range,
+            extra bits, and the coefficients of the expm1 argument at its centre."""
             h_c = (h_lo + h_hi) / 2
             extra = 16 + 2 * max(0, int(-float(h_c.abs_lower().log().mid()) / 0.69))
             h_min, h_max = (h_lo, h_hi) if zeta > 0 else (-h_hi, -h_lo)
+            with ctx.extraprec(extra):
+                lin = (2 * h_c * h2, -h_c * h_c * h2)  # (2 y h_c - h_c^2) h2 = lin[0] y + lin[1]
             return (h_lo, h_hi, h_c, interval_ball(h_lo, h_hi) - h_c,
-                    interval_ball(h_lo.min(arb(0)), h_hi.max(arb(0))), h_min, h_max, extra)
+                    interval_ball(h_lo.min(arb(0)), h_hi.max(arb(0))), h_min, h_max, extra, lin)
 
         def excess_upper(x0: float, x1: float, hb: tuple) -> tuple[arb, float, float]:
             """(upper end of U on [x0, x1] x H_i without g's factor 1 / (sqrt(2 pi) s), and the
             sizes of its x and h terms times |h|_max: floats that only choose the next step)."""
-            _, _, h_c, h_dev, reach, h_min, h_max, extra = hb
+            _, _, h_c, h_dev, reach, h_min, h_max, extra, lin = hb
             box = interval_ball(x0, x1)
             centre = arb(0.5 * (x0 + x1))  # a float midpoint: exact, and inside the box
             q_c = q_x = q_h = s3 = arb(0)
@@ -203,7 +206,6 @@ class TiedEndMixin:
                 unit = arb(0, 1)
                 q_c, q_x, q_h, s3 = far * b1 * unit, far * b2 * unit, far * b2 * unit / 2, far * b3 * unit
             with ctx.extraprec(extra):
-                lin = (2 * h_c * h2, -h_c * h_c * h2)
                 for wj, mu in near:
                     y = centre - mu
                     g_y = wj * (-y * y * h2).exp()
