@@ -24,7 +24,7 @@ from certdp.engines.gaussian_mixture.ball_bounds import BallBoundsMixin
 from certdp.engines.gaussian_mixture.model import GaussianMixture
 from certdp.engines.gaussian_mixture.shift_model import ShiftModelMixin
 from certdp.engines.gaussian_mixture.shift_value import ShiftResult, ShiftValueMixin
-from certdp.engines.gaussian_mixture.tied_end import TiedEndMixin
+from certdp.engines.gaussian_mixture.tied_end import TiedEndMixin, thin_lobes_likely
 
 __all__ = ["ShiftEngine", "ShiftWitness", "hockey_stick_at_shift", "hockey_stick_lower_bound", "witness_at_shift"]
 
@@ -48,15 +48,25 @@ def hockey_stick_at_shift(mix: GaussianMixture, epsilon: arb, phi: arb, *, delta
 
 
 def hockey_stick_lower_bound(mix: GaussianMixture, epsilon: arb, phi: arb, *, above: arb | None = None,
-                             delta_scale: float = 1e-12, rel_tol: float = 1e-14) -> arb:
+                             delta_scale: float = 1e-12, rel_tol: float = 1e-14, tie: arb | None = None) -> arb:
     """Certified lower bound of ``H(phi)``, valid for every point of the balls: the float-run bound
     (:meth:`ShiftEngine.lower_bound_at`, no sign structure) and, unless that already exceeds
     ``above``, the lower end of the certified point value (:func:`hockey_stick_at_shift`), the
-    larger of the two. For decisions that need only ``H(phi) > above``."""
+    larger of the two. For decisions that need only ``H(phi) > above``.
+
+    ``tie``: a shift that may be tied (MG: ``Delta``); within ``sigma`` of it, where ``D`` has thin
+    lobes the float runs miss and the point value is slow, the near-tie bound's lower bound
+    (:meth:`ShiftEngine.near_tie_point`) is tried before the point value."""
     eng = ShiftEngine(mix, epsilon, delta_scale, rel_tol)
     cheap = eng.lower_bound_at(phi)
     if above is not None and cheap > above:
         return cheap
+    if tie is not None and above is not None and (phi - tie).abs_upper() <= mix.sigma and not phi.overlaps(tie) \
+            and thin_lobes_likely(float(mix.sigma.mid()), float(tie.mid()), float(epsilon.mid())) \
+            and eng.has_exact_tie(tie):
+        cheap = cheap.max(eng.near_tie_point(phi, tie, above)[1])
+        if cheap > above:
+            return cheap
     return cheap.max(eng.value_at(phi).lower)
 
 

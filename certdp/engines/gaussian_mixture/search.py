@@ -18,6 +18,7 @@ from certdp.engines.gaussian_mixture.engine import ShiftEngine
 from certdp.engines.gaussian_mixture.model import GaussianMixture
 from certdp.engines.gaussian_mixture.settings import DEFAULT_SETTINGS as settings
 from certdp.engines.gaussian_mixture.shift_value import ShiftResult
+from certdp.engines.gaussian_mixture.tied_end import thin_lobes_likely
 from certdp.numbers import Decision
 
 __all__ = ["SupResult", "privacy_profile_sup"]
@@ -54,6 +55,7 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
     best_lower = arb(0)
     best_arg = 0.0
     points: dict[Fraction, ShiftResult] = {}
+    from_tie: set[Fraction] = set()  # shifts whose point value is the near-tie bound's
 
     def phi_of(t: Fraction) -> arb:
         return delta_max * arb(t.numerator) / arb(t.denominator)
@@ -69,6 +71,16 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
                 tie = eng.tie_upper_bound(phi_of(t))
                 if tie is not None and tie <= enough:
                     r = ShiftResult(arb(0), tie, None, 0, 0, 0)
+            tau = None if r is not None or not tie_points else tied_neighbour(t)
+            if tau is not None:
+                # next to a tied shift D ~ 0 on long ranges and value_at's sign structure is slow
+                # (MG K = 50, eps 1: 3 s, upper 1): the near-tie bound at the single shift instead,
+                # with the float-run lower bound (thin lobes of D may be missed: valid, weak)
+                near, lower = eng.near_tie_point(phi_of(t), phi_of(tau), target)
+                if near is not None or lower > target:
+                    upper = arb(1) if near is None else near
+                    r = ShiftResult(lower.min(upper), upper, None, 0, 0, 0)
+                    from_tie.add(t)
             if r is None:
                 r = eng.value_at(phi_of(t))
             points[t] = r
@@ -82,6 +94,16 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
     taus = [t for t in (Fraction(0), Fraction(1)) if eng.has_exact_tie(phi_of(t))]
     sigma_t = Fraction(float(eng.mix.sigma.mid())) / Fraction(float(delta_max.mid()))
     narrow, tie_reach = Fraction(settings.tied_end_width) * sigma_t, Fraction(settings.tied_end_reach) * sigma_t
+    # point values next to a tie from the near-tie bound where D has thin lobes there (a choice only)
+    tie_points = target is not None and bool(taus) and thin_lobes_likely(
+        float(eng.mix.sigma.mid()), float(delta_max.mid()), float(eng.eps.mid()))
+
+    def tied_neighbour(t: Fraction) -> Fraction | None:
+        """A tied shift within reach of ``t`` (not ``t`` itself), or None."""
+        for tau in taus:
+            if 0 < abs(t - tau) <= tie_reach:
+                return tau
+        return None
 
     def near_tie(ta: Fraction, tb: Fraction) -> Fraction | None:
         """A tied shift within reach of the narrow ball [ta, tb], on one side of it and at most 4
@@ -120,6 +142,14 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
         goal = target if target is not None else best_lower * (1 + rel_tol)
         # an end value far below the goal may come from a cheap bound (point)
         end_a, end_b = point(ta, goal / 16).upper, point(tb, goal / 16).upper
+        if {ta, tb} <= from_tie | set(taus) and {ta, tb} & from_tie and end_a.max(end_b) < goal:
+            # both ends valued by the near-tie bound (value_at was too slow there): so is the ball,
+            # or it is split (the models below need the sign structure of value_at)
+            tau = tied_neighbour(ta) if ta not in taus else tied_neighbour(tb)
+            near = eng.near_tie_bound(phi_of(ta), phi_of(tb), phi_of(tau), goal)
+            if near is not None and near <= goal:
+                return near, False
+            return end_a.max(end_b) + shift_tv_bound(phi_of(tb) - phi_of(ta), eng.mix.sigma), False
         tau = near_tie(ta, tb)
         if tau is not None and 16 * end_a.max(end_b) < goal:
             # next to a tied shift the pairs' first-order sum decides (TiedEndMixin): the bounds
@@ -189,11 +219,18 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
         # next to a tied shift, H can exceed the target in a thin layer (MG at eps 50: h < ~5e-4
         # sigma just below the calibration boundary) that the float hints miss: the float-run lower
         # bound at a few shifts tau -+ sigma 2^-k (0.02 s each) decides NO there at once
-        for tau in taus:
-            for k in settings.tied_probe_levels:
-                t = tau - Fraction(round(float(sigma_t) * 2.0 ** (24 - k)), 2 ** 24) * (1 if tau > 0 else -1)
-                if 0 < t < 1 and cheap_lower(t) is None:
-                    return best_lower, arb(1), best_arg, 0, len(points), Decision.NO
+        probes = [(tau, tau - Fraction(round(float(sigma_t) * 2.0 ** (24 - k)), 2 ** 24) * (1 if tau > 0 else -1))
+                  for tau in taus for k in settings.tied_probe_levels]
+        probes = [(tau, t) for tau, t in probes if 0 < t < 1]
+        for _, t in probes:
+            if cheap_lower(t) is None:
+                return best_lower, arb(1), best_arg, 0, len(points), Decision.NO
+        # the float runs miss the thin lobes of D next to a tie (MG at eps 1); the near-tie bound's
+        # pieces do not (0.2 s each): its point values there, kept for the search below
+        for _, t in probes if tie_points else ():
+            point(t, target)
+            if best_lower > target:
+                return best_lower, arb(1), best_arg, 0, len(points), Decision.NO
     for t in centres:
         if target is not None and t not in points:
             # a NO decision needs only H > target: the float-run lower bound first (no sign

@@ -53,6 +53,7 @@ class MixtureSettings:
     tied_end_share: float = 0.5  # ... or until their positive part, spread over the window, is below this share of the goal
     tied_end_budget: int = 4000  # box evaluations before the bound gives up (None)
     tied_probe_levels: tuple[int, ...] = (6, 8, 10, 12)  # NO probes at tied shift -+ sigma 2^-k (search.py)
+    thin_lobe_overlap: float = 0.25  # sigma / |tie| from which near-tie point values replace value_at (thin_lobes_likely)
 
     def as_dict(self) -> dict[str, object]:
         """JSON-able values: ``Fraction`` as exact strings (``"1/16"``), tuples as lists."""

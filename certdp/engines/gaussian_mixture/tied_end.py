@@ -20,7 +20,7 @@ from flint import arb, ctx
 from certdp.engines.gaussian_mixture.balls import sqr, interval_ball
 from certdp.engines.gaussian_mixture.settings import DEFAULT_SETTINGS as settings
 
-__all__ = ["TieMatching", "TiedEndMixin"]
+__all__ = ["TieMatching", "TiedEndMixin", "thin_lobes_likely"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,16 @@ class _SortedTerms:
         return self.terms[i0:i1], far, d
 
 
+def thin_lobes_likely(sigma: float, tie: float, epsilon: float) -> bool:
+    """Do the pairs' Gaussians overlap enough, against a weight step ``e^eps`` small enough, that ``D``
+    next to the tie ``tau`` is a near-cancellation with thin lobes (MG K = 50 at eps 1, sigma 0.359)
+    where value_at's sign structure is slow and weak? ``sigma / |tau| >= settings.thin_lobe_overlap``
+    and ``eps < tau^2 / (2 sigma^2)`` (the Gaussians' own decay over one step beats the weight
+    step). A float choice of method only: every bound is valid either way."""
+    ratio = sigma / abs(tie) if tie else 0.0
+    return ratio >= settings.thin_lobe_overlap and epsilon * 2 * ratio * ratio < 1
+
+
 class TiedEndMixin:
     """Bound on ``sup H`` over a ball of shifts ending at a tied shift (fourth part of :class:`ShiftEngine`)."""
 
@@ -108,6 +118,40 @@ class TiedEndMixin:
         return tie is not None and any(c.is_exact() and c == 0 for _, c, _ in tie.pairs)
 
     def near_tie_bound(self, phi_a: arb, phi_b: arb, tau: arb, goal: arb | None = None) -> arb | None:
+        """Upper bound of ``H`` on ``[phi_a, phi_b]`` next to the tied shift ``tau``, or None
+        (:meth:`_near_tie`, which states the method and what is guaranteed)."""
+        return self._near_tie(phi_a, phi_b, tau, goal)[0]
+
+    def near_tie_point(self, phi: arb, tau: arb, goal: arb) -> tuple[arb | None, arb]:
+        """``(upper, lower)`` bounds of ``H(phi)`` at one exact shift next to the tied shift ``tau``:
+        ``upper`` is :meth:`_near_tie`'s (None when it exceeds ``goal`` or its budget), ``lower`` is
+        ``int_R D`` over the float pieces ``R`` where its parabolas are positive (an exact sum of
+        Gaussian-CDF differences, :meth:`_integral_over`; valid for any ``R``, as in
+        :meth:`lower_bound_at`, and unlike that one it sees the thin lobes of ``D`` next to a tie)."""
+        upper, cover = self._near_tie(phi, phi, tau, goal, cover=True)
+        merged: list[list[float]] = []
+        for a, b in sorted(cover):
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        lower = self._integral_over(merged, phi).lower().max(arb(0)) if merged else arb(0)
+        return upper, lower
+
+    def _near_tie(self, phi_a: arb, phi_b: arb, tau: arb, goal: arb | None = None, cover: bool = False
+                  ) -> tuple[arb | None, list[tuple[float, float]]]:
+        """The chord form where it applies (a single shift, or a ball at least its width away from
+        the tie), else, or when it fails, the sup over ``h`` (:meth:`_near_tie_run`)."""
+        ends = [abs(float((tau - phi).mid())) for phi in (phi_a, phi_b)]
+        chord = min(ends) >= float((phi_b - phi_a).abs_upper())
+        bound, pieces = self._near_tie_run(phi_a, phi_b, tau, goal, cover, chord)
+        if bound is None and chord and min(ends) < max(ends):
+            # a wide ball far below the goal (MG at eps 50): the chord's concavity term exceeds it
+            bound = self._near_tie_run(phi_a, phi_b, tau, goal, cover, False)[0]
+        return bound, pieces
+
+    def _near_tie_run(self, phi_a: arb, phi_b: arb, tau: arb, goal: arb | None, cover: bool, chord: bool
+                      ) -> tuple[arb | None, list[tuple[float, float]]]:
         """Upper bound of ``H(t)`` for every ``t`` in ``[phi_a, phi_b]``, a ball on one side of a tied
         shift ``tau`` (:meth:`tie_matching`), or None (``tau`` not tied, or inside the ball; or, with a
         ``goal``, the bound is seen to exceed it, or its box budget ran out first).
@@ -146,11 +190,12 @@ class TiedEndMixin:
         The point: ``Q`` stays ``O(1)`` as ``h -> 0`` while ``N`` does not shrink, so next to ``tau``
         the sign of ``D`` is that of the pairs' first-order sum where ``N ~ 0`` (exact ties), and
         its margin, not ``h``, sets the boxes' size (docs/mixtures.md, "the tangency cliff")."""
+        pieces: list[tuple[float, float]] = []  # float pieces where a single shift's parabolas are > 0
         if not tau.is_exact() or not (tau >= phi_b or tau <= phi_a):
-            return None
+            return None, pieces
         tie = self.tie_matching(tau)
         if tie is None:
-            return None
+            return None, pieces
         mix = self.mix
         h2 = mix._half_inv_s2
         zeta = 1 if tau >= phi_b else -1
@@ -192,9 +237,10 @@ class TiedEndMixin:
             return (h_lo, h_hi, h_c, interval_ball(h_lo, h_hi) - h_c,
                     interval_ball(h_lo.min(arb(0)), h_hi.max(arb(0))), h_min, h_max, extra, lin)
 
-        def excess_upper(x0: float, x1: float, hb: tuple) -> tuple[arb, float, float]:
-            """(upper end of U on [x0, x1] x H_i without g's factor 1 / (sqrt(2 pi) s), and the
-            sizes of its x and h terms times |h|_max: floats that only choose the next step)."""
+        def excess_upper(x0: float, x1: float, hb: tuple) -> tuple[arb, float, float, tuple | None]:
+            """(upper end of U on [x0, x1] x H_i without g's factor 1 / (sqrt(2 pi) s), the sizes of its
+            x and h terms times |h|_max (floats that only choose the next step), and for a single h
+            a linear bound ``(alpha, beta, w / 2)``: ``U(x) <= alpha + beta (x - c)`` on the box)."""
             _, _, h_c, h_dev, reach, h_min, h_max, extra, lin = hb
             box = interval_ball(x0, x1)
             centre = arb(0.5 * (x0 + x1))  # a float midpoint: exact, and inside the box
@@ -229,18 +275,62 @@ class TiedEndMixin:
             for a, mu in negatives.split(x0, x1, zero, zero, cutoff, least)[0]:
                 n_sup -= a * (-sqr(box - mu) * h2).exp()
             scale = float(h_max)
-            return (first + n_sup.upper()).upper(), scale * float(x_part.abs_upper()), scale * float(h_part.abs_upper())
+            total = (first + n_sup.upper()).upper()
+            if not h_dev.is_zero():
+                return total, scale * float(x_part.abs_upper()), scale * float(h_part.abs_upper()), None
+            # a single h: U(x) <= alpha + beta dx + gamma dx^2 on the box (Taylor in x with the
+            # second derivative's enclosure -h zeta S3 / 2 <= gamma; beta, gamma exact floats), whose
+            # positive part the chord form integrates exactly (_positive_part_integral); x_size is
+            # then what that model may overstate: the spread of the curvature and the radii
+            beta = h_max * zeta * q_x
+            curv = h_max * zeta * (-s3) / 2
+            slope, gamma = arb(float(beta.mid())), curv.upper()
+            half = arb(0.5 * (x1 - x0))
+            slack = (beta - slope).abs_upper() * half
+            alpha = (h_max * zeta * q_c + n_sup + slack).upper()
+            size = float(((gamma - curv.lower()) * half * half + slack).upper())
+            return total, size, 0.0, (alpha, slope, gamma, half)
+
+        def concavity_upper(x0: float, x1: float, h_mid: arb, h_rad: arb) -> arb:
+            """Upper end of ``(-G_hh)_+ = (-sum_pairs w_j g''(x - mu_k - h))_+`` over ``x`` in the box and
+            ``h`` in ``h_mid +- h_rad`` (without g's factor; ``g''(z) = 2 h2 (2 h2 z^2 - 1) g(z)``): its
+            value at the centre plus ``sup |sum w_j g'''| (|x - c| + |h - h_mid|)`` (mean value theorem;
+            a box evaluation of the sum itself would lose its cancellation)."""
+            box = interval_ball(x0, x1)
+            centre = arb(0.5 * (x0 + x1))
+            reach = whole[4]
+            value, slope = arb(0), arb(0)
+            near, far, d = pairs.split(x0, x1, reach.lower(), reach.upper(), cutoff, least)
+            if d is not None:
+                _, _, b2, b3 = far_bounds(d)
+                value, slope = far * b2 * arb(0, 1), far * b3 * arb(0, 1)
+            for wj, mu in near:
+                z = centre - mu - h_mid
+                sq = sqr(z)
+                value -= wj * two_h2 * (two_h2 * sq - 1) * (-sq * h2).exp()
+                zb = box - mu - reach
+                sqb = sqr(zb)
+                slope += wj * third * zb * (3 - two_h2 * sqb) * (-sqb * h2).exp()
+            return (value + slope.abs_upper() * (arb(0.5 * (x1 - x0)) + h_rad)).upper().max(arb(0))
 
         s = mix._f_sig
         xl, xr = self.window(float(phi_b.upper()))
         step = s * settings.tied_end_box
         min_box = s * settings.tied_end_min_box
         whole = h_ball(tau - phi_b, tau - phi_a)
+        if chord:
+            # exact ends of a ball holding H: the chord inequality holds on any interval holding H
+            h_lo_x, h_hi_x = whole[0].lower(), whole[1].upper()
+            single = h_lo_x == h_hi_x  # one shift: one end, no chord term
+            ends = (h_ball(h_lo_x, h_lo_x),) if single else (h_ball(h_lo_x, h_lo_x), h_ball(h_hi_x, h_hi_x))
+            gap_sq = sqr(h_hi_x - h_lo_x) / 8
+            h_mid, h_rad = (h_lo_x + h_hi_x) / 2, (h_hi_x - h_lo_x) / 2
         n0 = max(1, int((xr - xl) / step))
         cuts = [xl + (xr - xl) * i / n0 for i in range(n0)] + [xr]
         # depth first: every descendant of an initial box is done before the next initial box
         todo = [(cuts[i], cuts[i + 1], whole, i) for i in reversed(range(n0))]
         positive = arb(0)
+        chord_totals = [arb(0), arb(0)]  # chord form: int (G(., h_e) + E)_+ at the two ends
         budget = settings.tied_end_budget
         norm = mix._norm
         limit = None if goal is None else goal - positive_mass
@@ -255,14 +345,31 @@ class TiedEndMixin:
             item = todo.pop() if todo else None
             if item is None or item[3] != current:
                 # the initial box is done: int over it of the max over h of its leaves' excess
-                positive += _integral_of_max(leaves) * norm
+                if chord:
+                    for _, _, ends_u in leaves:
+                        for i, value in enumerate(ends_u):
+                            chord_totals[i] += value * norm
+                    positive = chord_totals[0].max(chord_totals[-1])
+                else:
+                    positive += _integral_of_max(leaves) * norm
                 if limit is not None and not positive < limit:
-                    return None
+                    return None, pieces
                 if item is None:
                     break
                 leaves, current = [], item[3]
             x0, x1, hb, root = item
-            u, x_size, h_size = excess_upper(x0, x1, hb)
+            if chord:
+                extra = arb(0) if single else gap_sq * concavity_upper(x0, x1, h_mid, h_rad)
+                ends_u, x_size = [], 0.0
+                for e in ends:
+                    _, size, _, (alpha, slope, gamma, half) = excess_upper(x0, x1, e)
+                    model = ((alpha + extra).upper(), slope, gamma, half)
+                    ends_u.append(_positive_part_integral(*model))
+                    x_size = max(x_size, size)
+                # the rules below weigh the box's mean excess (its integral over its width)
+                u, h_size = ends_u[0].max(ends_u[-1]) / (x1 - x0), 0.0
+            else:
+                u, x_size, h_size, _ = excess_upper(x0, x1, hb)
             budget -= 1
             if not u > 0:
                 continue
@@ -283,11 +390,15 @@ class TiedEndMixin:
                     todo += [(m, x1, hb, root), (x0, m, hb, root)]
                     continue
             elif budget <= 0 and goal is not None:
-                return None
-            leaves.append((x0, x1, u))
+                return None, pieces
+            if cover and chord:
+                piece = _parabola_piece(model, x0, x1)
+                if piece is not None:
+                    pieces.append(piece)
+            leaves.append((x0, x1, ends_u if chord else u))
         t_ball = phi_a.union(phi_b)
         tails = mix.mass_below(arb(xl) + t_ball) + mix.mass_above(arb(xr) + t_ball)
-        return (positive_mass + positive + tails).upper().min(arb(1))
+        return (positive_mass + positive + tails).upper().min(arb(1)), pieces
 
 
 def _integral_of_max(leaves: list[tuple[float, float, arb]]) -> arb:
@@ -306,3 +417,56 @@ def _integral_of_max(leaves: list[tuple[float, float, arb]]) -> arb:
         if top is not None:
             total += (arb(b) - arb(a)) * top
     return total
+
+
+def _positive_part_integral(alpha: arb, beta: arb, gamma: arb, half: arb) -> arb:
+    """Upper end of ``int_{-w/2}^{w/2} (alpha + beta t + gamma t^2)_+ dt`` (``half = w / 2``; exact
+    ``alpha``, ``beta``, ``gamma``): an upper bound of ``int U_+`` for every ``U`` below that parabola.
+
+    Concave (``gamma < 0``): the integral of the parabola between its roots clipped to the box (Arb
+    balls for the roots: the polynomial antiderivative evaluated on balls holding the true ends
+    encloses the true value); otherwise ``gamma t^2 <= gamma w^2 / 4`` and the positive part of the
+    line with end values ``v1``, ``v2`` is integrated exactly (nondecreasing in both)."""
+    zero = arb(0)
+    width = 2 * half
+    if gamma < zero:
+        disc = beta * beta - 4 * alpha * gamma
+        if disc < zero:
+            return zero
+        if not disc > zero:  # the parabola's top, alpha - beta^2 / (4 gamma), is ~0: bound by it
+            return (width * (alpha - beta * beta / (4 * gamma))).upper().max(zero)
+        root = disc.sqrt()
+        a = ((-beta + root) / (2 * gamma)).max(-half)
+        b = ((-beta - root) / (2 * gamma)).min(half)
+        if b < a:
+            return zero
+        value = alpha * (b - a) + beta * (b * b - a * a) / 2 + gamma * (b * b * b - a * a * a) / 3
+        return value.upper().max(zero)
+    lift = alpha + gamma.max(zero) * half * half
+    v1, v2 = (lift - beta * half).upper(), (lift + beta * half).upper()
+    if not v1 > zero and not v2 > zero:
+        return zero
+    if v1 >= zero and v2 >= zero:
+        return (width * (v1 + v2) / 2).upper()
+    p, n = (v1, v2) if v1 > zero else (v2, v1)
+    return (width * p * p / (2 * (p - n))).upper()
+
+
+def _parabola_piece(model: tuple[arb, arb, arb, arb], x0: float, x1: float) -> tuple[float, float] | None:
+    """Float sub-interval of ``[x0, x1]`` where the parabola ``alpha + beta t + gamma t^2`` (``t`` from the
+    centre) is positive, or None: it only chooses where a lower bound integrates ``D``."""
+    alpha, beta, gamma, _ = (float(v) for v in model)
+    c, half = 0.5 * (x0 + x1), 0.5 * (x1 - x0)
+    if gamma < 0:
+        disc = beta * beta - 4 * alpha * gamma
+        if not disc > 0:
+            return None
+        root = math.sqrt(disc)
+        a, b = (-beta + root) / (2 * gamma), (-beta - root) / (2 * gamma)
+    elif beta != 0:
+        t0 = -alpha / beta
+        a, b = (t0, half) if beta > 0 else (-half, t0)
+    else:
+        a, b = (-half, half) if alpha > 0 else (0.0, 0.0)
+    a, b = max(a, -half), min(b, half)
+    return (c + a, c + b) if b > a else None

@@ -89,7 +89,7 @@ def mg_paper_profile(epsilon: Fraction, delta: Fraction, eta: Fraction, componen
         def grid_lower(j: int) -> arb:
             """Certified lower bound of H at the grid shift j Delta / n (the float-run bound first)."""
             return (hockey_stick_lower_bound(mix, e, d * arb(j) / arb(n), above=target + slack,
-                                             delta_scale=float(delta)) - slack).lower()
+                                             delta_scale=float(delta), tie=d) - slack).lower()
 
         def nearest_grid_index(shift: float) -> int:
             # exact rationals: with N ~ 1 / delta > 2^53 a float product names the wrong j (the argmax
