@@ -13,6 +13,9 @@ import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 from scipy.special import log_ndtr, ndtr
 
+from certdp.engines.gaussian_mixture.settings import DEFAULT_SETTINGS
+from certdp.engines.gaussian_mixture.tied_end import thin_lobes_likely
+
 __all__ = ["qg_sigma1_float", "qg_sigma2_float", "qg_paper_sigma_float", "analytic_gaussian_sigma_float",
            "qg_moments_float", "mg_moments_float",
            "mixture_hockey_stick_float", "mixture_hockey_stick_and_slope_float", "mg_profile_float",
@@ -167,6 +170,7 @@ ROOT_GRID_MIN = 400
 NEAR_ROOT = 0.05  # |log-ratio - eps| at both ends of a root-grid cell below which it is resampled ...
 CELL_SAMPLES = 32  # ... at this many points (a run narrower than the cell may hide there) ...
 CELL_CAP = 16  # ... in at most this many cells, those closest to 0
+MAX_BISECTIONS = 14  # bisections of a cell to the maximum of the log-ratio inside it (thin runs)
 
 
 def _refine_roots(ell_and_slope, a: np.ndarray, b: np.ndarray, ga: np.ndarray, xtol: float,
@@ -250,6 +254,27 @@ def mixture_hockey_stick_and_slope_float(means: np.ndarray, logw: np.ndarray, si
         a = np.concatenate((a, fine[ci, cj]))
         b = np.concatenate((b, fine[ci, cj + 1]))
         ga = np.concatenate((ga, gf[ci, cj]))
+    # thin runs at a local maximum of ell inside a cell with negative ends (next to a tied shift, where
+    # ell ~ 0 on long ranges, MG at eps 1 has ~50 runs ~1e-3 sigma wide that the cells above miss):
+    # where the slope changes sign inside such a cell, bisect it to the maximum; a positive maximum
+    # splits the cell into two root brackets
+    cand = np.nonzero((g[:-1] < 0) & (g[1:] < 0) & (np.maximum(g[:-1], g[1:]) > -NEAR_ROOT))[0]
+    if cand.size:
+        _, s_lo = ell_and_slope(xs[cand])
+        _, s_hi = ell_and_slope(xs[cand + 1])
+        cand = cand[(s_lo > 0) & (s_hi < 0)]
+    if cand.size:
+        lo_x, hi_x = xs[cand].copy(), xs[cand + 1].copy()
+        for _ in range(MAX_BISECTIONS):
+            mid = 0.5 * (lo_x + hi_x)
+            rising = ell_and_slope(mid)[1] > 0
+            lo_x, hi_x = np.where(rising, mid, lo_x), np.where(rising, hi_x, mid)
+        top = 0.5 * (lo_x + hi_x)
+        v_top = ell(top)
+        up = v_top > 0
+        a = np.concatenate((a, xs[cand][up], top[up]))
+        b = np.concatenate((b, top[up], xs[cand + 1][up]))
+        ga = np.concatenate((ga, g[cand][up], v_top[up]))
     # D vanishes at a root, so a root error r moves H by O(r^2): 1e-9 sigma is ample
     roots = np.sort(_refine_roots(ell_and_slope, a, b, ga, 1e-9 * sigma))
     edges = np.concatenate(([-np.inf], roots, [np.inf]))
@@ -418,7 +443,12 @@ def mg_sigma_float(eps: float, delta: float, k_max: int, d: float = 1.0, eta: fl
 
     def sup_h(s: float, local: bool) -> float:
         hs = _mg_shift_profile(means, logw, s, eps, d, tail)
-        return max(sup_h_grid(hs, s, local), near_shifts(hs))
+        best = max(sup_h_grid(hs, s, local), near_shifts(hs))
+        if thin_lobes_likely(s, d, eps):
+            # the peak of H may sit within ~sigma / 100 of the tied shift Delta, on the thin lobes of D
+            # (MG at eps 1): the certified search's probe levels Delta - sigma 2^-k as well
+            best = max([best] + [hs(d - s * 2.0 ** -k)[0] for k in DEFAULT_SETTINGS.tied_probe_levels])
+        return best
 
     def sup_h_grid(hs, s: float, local: bool) -> float:
         if local and last_arg and last_arg[0] == d and hs(_SLOPE_END * d)[1] > 0:
