@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from mg_reference import sixty_digits, _q, _mp, ref_h  # noqa: F401  (sixty_digits: autouse fixture)
+from mg_reference import sixty_digits, _q, _mp, lobe_reference, ref_h  # noqa: F401  (sixty_digits: autouse fixture)
 
 
 @pytest.mark.parametrize("sigma,eps,K,phi", [
@@ -56,3 +56,18 @@ def test_float_profile_sees_a_peak_next_to_the_tied_shift():
     ref = max(ref_h("0.186813", "10", 5, Fraction(round(arg * 2**20), 2**20) + Fraction(k, 2**12)) for k in (-1, 0, 1))
     assert abs(sup - ref) <= 1e-6 * ref, (sup, float(ref))
     assert ref_h("0.186813", "10", 5, 1) < 1e-20  # the tied shift itself is far below the peak
+
+
+def test_float_hockey_stick_sees_the_thin_lobes_next_to_the_tie():
+    """MG K = 30 at eps 1, sigma 0.35894986, phi = 1 - 5/4096: ``H`` is carried by ~30 runs of ``D``
+    ~1e-3 wide (mass ~9e-13) that no root-grid cell holds a sign change of; the float estimate finds
+    them at the maxima of the log-ratio inside cells and matches the independent 50-digit reference
+    to 1e-4 (the CDF sums cancel to ~1e-9 of their terms; it saw only the end component, ~4e-14,
+    before stop 32)."""
+    from certdp.engines.gaussian_mixture.float_guide import mg_components, mixture_hockey_stick_float
+
+    h = Fraction(5, 4096)
+    ref = lobe_reference("0.35894986", 30, h)
+    means, logw = mg_components(1.0, 30, 1.0)
+    got = mixture_hockey_stick_float(means, logw, 0.35894986, 1.0, float(1 - h))
+    assert abs(got - float(ref)) <= 1e-4 * float(ref)

@@ -20,7 +20,7 @@ from certdp.engines.gaussian_mixture.tied_end import _SortedTerms, _integral_of_
 from certdp.mechanisms.multi_gaussian import multi_gaussian_mixture
 from certdp.mechanisms.quasi_gaussian import quasi_gaussian_mixture
 from certdp.numbers import working_precision
-from mg_reference import sixty_digits, _mp, _lo, _hi, ref_h  # noqa: F401  (sixty_digits: autouse fixture)
+from mg_reference import sixty_digits, _mp, _lo, _hi, lobe_reference, ref_h  # noqa: F401  (sixty_digits: autouse fixture)
 
 
 def _engine(sigma: str, eps: str, k: int, scale: float) -> ShiftEngine:
@@ -145,46 +145,6 @@ def test_alg1_calibration_at_the_eps_50_cliff_meets_the_tangency_model():
     assert (hi - lo) / hi <= mpmath.mpf("1e-6")
 
 
-def _lobe_reference(sigma: str, K: int, h: Fraction, eps: int = 1) -> mpmath.mpf:
-    """``H(Delta - h)`` of MG(sigma, K) at ``eps`` (``Delta = 1``) by a route that shares nothing with the
-    engine: ``D`` summed directly in 50-digit mpmath; its sign changes located by a float64 scan of
-    the pairs' form (``p_{k+1} g(x - k) expm1(...)``, spacing sigma / 2048, fine beside the ~1e-3
-    lobes) and refined by ``findroot``; ``H`` the exact sum of Gaussian-CDF differences over the
-    positive runs (their signs checked in mpmath)."""
-    import numpy as np
-
-    with mpmath.workdps(50):
-        s, e, phi = mpmath.mpf(sigma), mpmath.mpf(eps), 1 - mpmath.mpf(h.numerator) / h.denominator
-        z = sum(mpmath.exp(-abs(k) * e) for k in range(-K, K + 1))
-        comps = [(mpmath.exp(-abs(k) * e) / z, k - phi) for k in range(-K, K + 1)]
-        comps += [(-mpmath.exp(e) * mpmath.exp(-abs(k) * e) / z, mpmath.mpf(k)) for k in range(-K, K + 1)]
-
-        def d_mp(x):
-            return sum(c * mpmath.npdf(x, m, s) for c, m in comps)
-
-        sf, hf = float(s), float(h)
-        x = np.arange(-K - 4.0, 4.0, sf / 2048)
-        g = lambda y: np.exp(-y * y / (2 * sf * sf))  # noqa: E731
-        p = lambda k: np.exp(-abs(k) * eps)  # noqa: E731  (the common factor 1 / Z drops from signs)
-        d = np.zeros_like(x)
-        for k in range(-K, 0):  # pairs: shifted k + 1 onto unshifted k
-            d += p(k + 1) * g(x - k) * np.expm1((2 * (x - k) * hf - hf * hf) / (2 * sf * sf))
-        for j in [-K] + list(range(1, K + 1)):
-            d += p(j) * g(x - (j - 1 + hf))
-        for k in range(0, K + 1):
-            d -= np.exp(eps) * p(k) * g(x - k)
-        flips = np.nonzero(np.diff(np.sign(d)))[0]
-        roots = [mpmath.findroot(d_mp, (mpmath.mpf(x[i]), mpmath.mpf(x[i + 1])), solver="anderson")
-                 for i in flips]
-        edges = [mpmath.ninf] + roots + [mpmath.inf]
-        total = mpmath.mpf(0)
-        for a, b in zip(edges, edges[1:]):
-            mid = (a + b) / 2 if a != mpmath.ninf and b != mpmath.inf else (b - 1 if a == mpmath.ninf else a + 1)
-            if d_mp(mid) > 0:
-                total += sum(c * (mpmath.ncdf(b, m, s) - mpmath.ncdf(a, m, s)) for c, m in comps)
-        return total
-
-
 LOBE_SIGMA = "0.35894986"
 
 
@@ -194,7 +154,7 @@ def test_near_tie_point_holds_the_thin_lobes_at_eps_1():
     bounds hold the independent reference and are within 5 % of it (the float-run lower bound misses
     the lobes: it sees the end component alone, below a tenth of it)."""
     h = Fraction(5, 4096)
-    ref = _lobe_reference(LOBE_SIGMA, 30, h)
+    ref = lobe_reference(LOBE_SIGMA, 30, h)
     assert ref > mpmath.mpf("5e-13")
     with working_precision(64):
         eng = _engine(LOBE_SIGMA, "1", 30, 1e-12)
@@ -213,7 +173,7 @@ def test_chord_form_on_a_ball_next_to_the_lobes_is_sharp():
     holds the reference at both ends and the midpoint and is within 10 % of their max (the sup over h
     per x, the form before stop 32, was ~3 % above the true sup on a ball half as wide)."""
     h_lo, h_hi = Fraction(19, 16384), Fraction(5, 4096)
-    refs = [_lobe_reference(LOBE_SIGMA, 30, h) for h in (h_lo, (h_lo + h_hi) / 2, h_hi)]
+    refs = [lobe_reference(LOBE_SIGMA, 30, h) for h in (h_lo, (h_lo + h_hi) / 2, h_hi)]
     with working_precision(64):
         eng = _engine(LOBE_SIGMA, "1", 30, 1e-12)
         near = eng.near_tie_bound(_shift(1 - h_hi), _shift(1 - h_lo), arb(1), arb("2e-12"))
@@ -262,5 +222,5 @@ def test_alg1_calibration_at_eps_1_holds_the_lobe_boundary():
     lo, hi = cert.interval
     assert (hi - lo) / hi <= 1e-6
     target = mpmath.mpf("0.99e-12")
-    assert _lobe_reference(str(lo), 50, Fraction(5, 4096)) > target * mpmath.mpf("0.5")
-    assert _lobe_reference(str(hi), 50, Fraction(5, 4096)) <= target
+    assert lobe_reference(str(lo), 50, Fraction(5, 4096)) > target * mpmath.mpf("0.5")
+    assert lobe_reference(str(hi), 50, Fraction(5, 4096)) <= target
