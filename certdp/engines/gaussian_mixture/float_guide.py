@@ -260,9 +260,8 @@ def mixture_hockey_stick_and_slope_float(means: np.ndarray, logw: np.ndarray, si
     # splits the cell into two root brackets
     cand = np.nonzero((g[:-1] < 0) & (g[1:] < 0) & (np.maximum(g[:-1], g[1:]) > -NEAR_ROOT))[0]
     if cand.size:
-        _, s_lo = ell_and_slope(xs[cand])
-        _, s_hi = ell_and_slope(xs[cand + 1])
-        cand = cand[(s_lo > 0) & (s_hi < 0)]
+        _, slopes = ell_and_slope(np.concatenate((xs[cand], xs[cand + 1])))
+        cand = cand[(slopes[:cand.size] > 0) & (slopes[cand.size:] < 0)]
     if cand.size:
         lo_x, hi_x = xs[cand].copy(), xs[cand + 1].copy()
         for _ in range(MAX_BISECTIONS):

@@ -75,7 +75,7 @@ def _sup_one_direction(eng: ShiftEngine, delta_max: arb, rel_tol: float, target:
             if tau is not None:
                 # next to a tied shift D ~ 0 on long ranges and value_at's sign structure is slow
                 # (MG K = 50, eps 1: 3 s, upper 1): the near-tie bound at the single shift instead,
-                # with the float-run lower bound (thin lobes of D may be missed: valid, weak)
+                # with its lower bound over the lobes it found (near_tie_point)
                 near, lower = eng.near_tie_point(phi_of(t), phi_of(tau), target)
                 if near is not None or lower > target:
                     upper = arb(1) if near is None else near

@@ -266,7 +266,8 @@ class TiedEndMixin:
         def excess_upper(x0: float, x1: float, hb: tuple) -> tuple[arb, float, float, tuple | None]:
             """(upper end of U on [x0, x1] x H_i without g's factor 1 / (sqrt(2 pi) s), the sizes of its
             x and h terms times |h|_max (floats that only choose the next step), and for a single h
-            a linear bound ``(alpha, beta, w / 2)``: ``U(x) <= alpha + beta (x - c)`` on the box)."""
+            a parabola ``(alpha, beta, gamma, w / 2, S3)``: ``U(x) <= alpha + beta dx + gamma dx^2`` on the
+            box, with the g''' sum S3 it used)."""
             _, _, h_c, h_dev, reach, h_min, h_max, extra, lin = hb
             box = interval_ball(x0, x1)
             centre = arb(0.5 * (x0 + x1))  # a float midpoint: exact, and inside the box
@@ -315,29 +316,25 @@ class TiedEndMixin:
             slack = (beta - slope).abs_upper() * half
             alpha = (h_max * zeta * q_c + n_sup + slack).upper()
             size = float(((gamma - curv.lower()) * half * half + slack).upper())
-            return total, size, 0.0, (alpha, slope, gamma, half)
+            return total, size, 0.0, (alpha, slope, gamma, half, s3)
 
-        def concavity_upper(x0: float, x1: float, h_mid: arb, h_rad: arb) -> arb:
+        def concavity_upper(x0: float, x1: float, h_mid: arb, h_rad: arb, s3: arb) -> arb:
             """Upper end of ``(-G_hh)_+ = (-sum_pairs w_j g''(x - mu_k - h))_+`` over ``x`` in the box and
             ``h`` in ``h_mid +- h_rad`` (without g's factor; ``g''(z) = 2 h2 (2 h2 z^2 - 1) g(z)``): its
             value at the centre plus ``sup |sum w_j g'''| (|x - c| + |h - h_mid|)`` (mean value theorem;
-            a box evaluation of the sum itself would lose its cancellation)."""
-            box = interval_ball(x0, x1)
-            centre = arb(0.5 * (x0 + x1))
+            a box evaluation of the sum itself would lose its cancellation). ``s3``: that sum enclosed
+            over ``X - mu_k - hull(0, h)`` for the end ``h`` farther from the tie (excess_upper's, a
+            superset of the arguments needed here)."""
             reach = whole[4]
-            value, slope = arb(0), arb(0)
+            value = arb(0)
             near, far, d = pairs.split(x0, x1, reach.lower(), reach.upper(), cutoff, least)
             if d is not None:
-                _, _, b2, b3 = far_bounds(d)
-                value, slope = far * b2 * arb(0, 1), far * b3 * arb(0, 1)
+                value = far * far_bounds(d)[2] * arb(0, 1)
+            centre = arb(0.5 * (x0 + x1))
             for wj, mu in near:
-                z = centre - mu - h_mid
-                sq = sqr(z)
+                sq = sqr(centre - mu - h_mid)
                 value -= wj * two_h2 * (two_h2 * sq - 1) * (-sq * h2).exp()
-                zb = box - mu - reach
-                sqb = sqr(zb)
-                slope += wj * third * zb * (3 - two_h2 * sqb) * (-sqb * h2).exp()
-            return (value + slope.abs_upper() * (arb(0.5 * (x1 - x0)) + h_rad)).upper().max(arb(0))
+            return (value + s3.abs_upper() * (arb(0.5 * (x1 - x0)) + h_rad)).upper().max(arb(0))
 
         s = mix._f_sig
         xl, xr = self.window(float(phi_b.upper()))
@@ -351,6 +348,7 @@ class TiedEndMixin:
             ends = (h_ball(h_lo_x, h_lo_x),) if single else (h_ball(h_lo_x, h_lo_x), h_ball(h_hi_x, h_hi_x))
             gap_sq = sqr(h_hi_x - h_lo_x) / 8
             h_mid, h_rad = (h_lo_x + h_hi_x) / 2, (h_hi_x - h_lo_x) / 2
+            far_end = -1 if zeta > 0 else 0  # the end farther from the tie (its reach holds the others')
         n0 = max(1, int((xr - xl) / step))
         cuts = [xl + (xr - xl) * i / n0 for i in range(n0)] + [xr]
         # depth first: every descendant of an initial box is done before the next initial box
@@ -385,13 +383,16 @@ class TiedEndMixin:
                 leaves, current = [], item[3]
             x0, x1, hb, root = item
             if chord:
-                extra = arb(0) if single else gap_sq * concavity_upper(x0, x1, h_mid, h_rad)
-                ends_u, x_size = [], 0.0
+                models, x_size = [], 0.0
                 for e in ends:
-                    _, size, _, (alpha, slope, gamma, half) = excess_upper(x0, x1, e)
+                    _, size, _, model = excess_upper(x0, x1, e)
+                    models.append(model)
+                    x_size = max(x_size, size)
+                extra = arb(0) if single else gap_sq * concavity_upper(x0, x1, h_mid, h_rad, models[far_end][4])
+                ends_u = []
+                for alpha, slope, gamma, half, _ in models:
                     model = ((alpha + extra).upper(), slope, gamma, half)
                     ends_u.append(_positive_part_integral(*model))
-                    x_size = max(x_size, size)
                 # the rules below weigh the box's mean excess (its integral over its width)
                 u, h_size = ends_u[0].max(ends_u[-1]) / (x1 - x0), 0.0
             else:
