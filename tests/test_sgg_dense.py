@@ -168,3 +168,34 @@ def test_tiny_shape_profile_with_a_large_delta_hint_is_finite_at_64_bits():
         ref = sgg_delta_enclosure(3, Fraction(-9, 10), Fraction(8), Fraction("25.252724"), Fraction(50), Fraction(1),
                                   eta=arb(2) ** -4000, rel_eta=2.0 ** -26)
     assert ball.overlaps(ref.as_ball())
+
+
+# ----------------------------------------------------------------------------- the same shape at delta = 1e-12
+def test_rate_candidate_exists_at_the_quadrature_floor_itself():
+    """Fails before: at delta = 1e-12 exactly (the quadrature's floor, not below it) the candidate came from the
+    float quadrature alone, whose root beta ~ 3e-963 (T = 5, alpha = -9/10, p = 8, eps = 0.01) is out of the
+    double range: None, an exponential search from beta = 1 and 31 probes (34 s).  Now the scale-free limit
+    is the fallback; delta there (the 50-digit reference) is the target to 1e-5."""
+    from certdp.mechanisms.sgg import sgg_rate_candidate
+
+    rate = sgg_rate_candidate(5, -0.9, 8.0, float(EPS), math.log(1e-12), 1.0)
+    assert rate is not None
+    ref = scale_free_delta(5, Fraction(-9, 10), 8, EPS, Fraction(str(rate)))
+    assert abs(ref / mp.mpf("1e-12") - 1) < mp.mpf("1e-5"), ref
+
+
+def test_calibration_alpha_near_minus_one_p8_at_the_quadrature_floor():
+    """(T = 5, alpha = -9/10, p = 8) at (0.01, 1e-12): 31 engine calls before (no candidate), now the walk's
+    first two points; the certified ends agree with the 50-digit reference (as in the 1e-300 test above)."""
+    cert = certdp.calibrate("sgg", epsilon=str(EPS), delta="1e-12", sensitivity=1, rtol="1e-6",
+                            dimension=5, alpha="-9/10", power=8)
+    assert cert.extra["evaluations"] <= 4, cert.extra["evaluations"]
+    lo, hi = (Fraction(x) for x in cert.interval)
+    with mp.workdps(60):
+        for rate, enclosure, private in ((lo, cert.delta_enclosure, True),
+                                         (hi, cert.extra["delta_enclosure_at_unsafe_end"], False)):
+            ref = scale_free_delta(5, Fraction(-9, 10), 8, EPS, rate)
+            assert (ref <= mp.mpf("1e-12")) is private, (rate, ref)
+            low, high = (mp.mpf(x) for x in enclosure)
+            slack = mp.mpf("1e-30")
+            assert low * (1 - slack) <= ref <= high * (1 + slack), (low, ref, high)

@@ -299,7 +299,12 @@ def sgg_rate_candidate(dimension: int, alpha: float, power: float, epsilon: floa
                 return None
         lb = math.log(b0) + (log_delta - floor) / slope
         return _rate_of_log(lb)
-    return _quadrature_rate_root(dimension, alpha, power, epsilon, log_delta, sensitivity, panels, nodes)
+    root = _quadrature_rate_root(dimension, alpha, power, epsilon, log_delta, sensitivity, panels, nodes)
+    if root is None and alpha < dimension - 1:
+        # the root is below the doubles (k = (alpha+1)/p tiny; alpha = -9/10, p = 8, T = 5 at (0.01, 1e-12):
+        # beta ~ 1e-963, no candidate, an exponential search and 31 probes, 34 s): the scale-free limit
+        return _scale_free_rate(dimension, alpha, power, epsilon, log_delta, sensitivity)
+    return root
 
 
 def _engine_refined_rate(dimension: int, alpha: float, power: float, epsilon: float, log_delta: float,
