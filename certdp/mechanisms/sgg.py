@@ -189,27 +189,59 @@ def sgg_delta_float(dimension: int, alpha: float, power: float, rate: float, eps
     u = 2.0 ** -np.arange(1.0, 46.0)
     near = np.concatenate([(s * (1.0 + u)) ** power, (s * (1.0 - u)) ** power])
     edges = np.unique(np.concatenate([edges, near[(near > z_lo) & (near < z_hi)]]))
+    half = 0.5 * (T - 1.0)
+
+    def phi_at(zz, w):
+        """The loss threshold function at ``z = zz`` (arrays broadcast) and ``w``."""
+        rr = zz ** (1.0 / power)
+        tt = s / rr
+        dd = 1.0 - tt
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            xx = (2.0 * s * w + s * s / rr) / rr
+            # near w = -1: q / r^2 = (1 - t)^2 + 2 t (1 + w), no cancellation where r ~ s
+            L = np.where(w < -0.5, np.log(dd * dd + 2.0 * tt * (1.0 + w)), np.log1p(xx))
+            val = -zz * np.expm1(0.5 * power * L)
+            if c1 != 0.0:
+                val = val + c1 * L
+        return np.where(np.isnan(val), np.inf, val)
+
+    # w* reaches +-1 at isolated z (the threshold curve enters or leaves [-1, 1]); there F_W(w*) has a
+    # square-root (T = 2) or higher-order contact, which Gauss-Legendre panels across it resolve to
+    # ~1e-4 only (sgg T=2 alpha=1/2 p=8 at (10, 0.5): the root in beta moved by 1e-4 between 240,
+    # 480, 960 and 2000 panels; the walk then needed 19 probes).  Those z are located by bisection
+    # in ln z between grid edges where phi(+-1) - y changes sign, and the panels graded towards them.
+    kinks = []
+    log_edges = np.log(edges)
+    for y in (-epsilon, epsilon):
+        for w_end in (-1.0, 1.0):
+            g = phi_at(edges, w_end) - y
+            idx = np.nonzero(np.isfinite(g[:-1]) & np.isfinite(g[1:]) & ((g[:-1] > 0) != (g[1:] > 0)))[0]
+            if idx.size == 0:
+                continue
+            lo, hi = log_edges[idx].copy(), log_edges[idx + 1].copy()
+            glo = g[idx] > 0
+            for _ in range(60):
+                mid = 0.5 * (lo + hi)
+                gm = (phi_at(np.exp(mid), w_end) - y) > 0
+                same = gm == glo
+                lo = np.where(same, mid, lo)
+                hi = np.where(same, hi, mid)
+            kinks.append(np.exp(0.5 * (lo + hi)))
+    if kinks:
+        zk = np.concatenate(kinks)
+        uk = 4.0 ** -np.arange(1.0, 24.0)   # ratio-4 grading suffices for an end-point singularity
+        grade = np.concatenate([(zk[:, None] * (1.0 + uk[None, :])).ravel(), (zk[:, None] * (1.0 - uk[None, :])).ravel(),
+                                zk])
+        edges = np.unique(np.concatenate([edges, grade[(grade > z_lo) & (grade < z_hi)]]))
     x, wts = np.polynomial.legendre.leggauss(nodes)
     a, b = edges[:-1, None], edges[1:, None]
     z = (0.5 * (b - a) * x[None, :] + 0.5 * (a + b)).ravel()
     wz = (0.5 * (b - a) * wts[None, :]).ravel()
     logf = (k - 1.0) * np.log(z) - z - gammaln(k)
     weights = wz * np.exp(logf)
-    r = z ** (1.0 / power)
-    half = 0.5 * (T - 1.0)
-
-    t = s / r
-    d = 1.0 - t
 
     def phi(w):
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            xx = (2.0 * s * w + s * s / r) / r
-            # near w = -1: q / r^2 = (1 - t)^2 + 2 t (1 + w), no cancellation where r ~ s
-            L = np.where(w < -0.5, np.log(d * d + 2.0 * t * (1.0 + w)), np.log1p(xx))
-            val = -z * np.expm1(0.5 * power * L)
-            if c1 != 0.0:
-                val = val + c1 * L
-        return np.where(np.isnan(val), np.inf, val)
+        return phi_at(z, w)
 
     def wstar(y):
         lo = -np.ones_like(z)
