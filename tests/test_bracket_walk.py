@@ -173,3 +173,44 @@ def test_a_cliff_is_narrowed_by_bisection_after_two_failed_secant_steps():
     with mp.workdps(40):
         b = _run(_cliff, Fraction(1, 10**300), mp.mpf("0.0947417"), 0.0955, increasing=False)
     assert b.evaluations <= 28, b.evaluations
+
+
+def _loose_profile(root: float, seed: int, log: list):
+    """delta(t) = (t / root)^(1/5) / 2 (increasing) returned as the radial engine returns it next to the
+    target 1/2: a ball just narrow enough to exclude 1/2 (width 3.5e-5 halved until it does), its centre
+    off the value by up to 0.45 of the width (so neighbouring enclosures overlap and carry little slope).
+    Rigorous: the ball contains the float value, which is within 1e-15 of the exact one."""
+    import math
+
+    def profile(t: arb) -> arb:
+        tf = float(t.mid())
+        v = 0.5 * (tf / root) ** 0.2
+        w = 3.5e-5
+        while True:
+            c = v + 0.45 * w * math.sin(1e7 * tf + seed)
+            lo, hi = c - w / 2, c + w / 2
+            if hi < 0.5 - 1e-12 or lo > 0.5 + 1e-12 or w < 1e-11:
+                break
+            w /= 2
+        log.append((Fraction(tf), "YES" if hi <= 0.5 else "NO" if lo > 0.5 else "UNKNOWN"))
+        return arb((lo + hi) / 2, (hi - lo) / 2 + 1e-13)
+    return profile
+
+
+@pytest.mark.parametrize("offset", [-8.6e-5, -3e-5, -2e-4, 1e-4, -5e-4])
+def test_no_probe_is_decided_by_monotonicity_from_earlier_probes(offset):
+    """Every probe is informative: none lies on the private side of an earlier private point or on the other
+    side of an earlier non-private one (its decision would be known and the engine call wasted).  Fails
+    before: the walk's fixed steps went on below a jump that had passed them (sgg T=2 alpha=1/2 p=8 at
+    (10, 0.5) spent a 2 s probe so), and the secant's two straddling probes were both made when the first
+    had decided the second (16 such probes in these 30 runs)."""
+    root = 6.1792
+    for seed in range(6):
+        log: list = []
+        bracket = certified_monotone_bracket(_loose_profile(root, seed, log), Fraction(1, 2), increasing=True,
+                                             candidate=root * (1 + offset), rtol=Fraction(1, 10**6))
+        assert float(bracket.lo) < root * (1 + 1e-8) and float(bracket.hi) > root * (1 - 1e-8)
+        for i, (t, d) in enumerate(log):
+            implied = [(t2, d2) for t2, d2 in log[:i]
+                       if (d2 == d == "YES" and t <= t2) or (d2 == d == "NO" and t >= t2)]
+            assert not implied, (seed, i, float(t), d, implied)

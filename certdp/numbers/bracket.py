@@ -386,7 +386,13 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
                 else:
                     factor_num, factor_den = factors[i]
                     i += 1
-                    probe_point(round_ratio(num * factor_num, den * factor_den, digits, direction))
+                    point = round_ratio(num * factor_num, den * factor_den, digits, direction)
+                    if jumps and any((q - point) * sign >= 0 for q, d, _ in seen.values() if d is found):
+                        # a jump already decided a point beyond this step the same way (monotone
+                        # profile): this step would be decided so too (sgg T=2 alpha=1/2 p=8 at (10, 0.5)
+                        # probed the walk's 1e-5 step after a jump past it)
+                        continue
+                    probe_point(point)
     # Exponential search for whichever side is still missing (floats failed or were far off).
     start = center if center is not None and center.numerator > 0 else Fraction(1)
     searches = () if safe_pt is not None and unsafe_pt is not None else (
@@ -456,7 +462,8 @@ def _narrowed_bracket(profile: Profile, delta: Fraction, increasing: bool, candi
                 if (b - a) / safe_value <= 8 * rtol or min(guess - a, b - guess) < 3 * half:
                     for point, direction in ((guess - safe_dir * half, "down" if safe_dir > 0 else "up"),
                                              (guess + safe_dir * half, "up" if safe_dir > 0 else "down")):
-                        if a < point < b:
+                        now_a, now_b = _ordered(safe_pt[0], unsafe_pt[0])   # the first may decide the second
+                        if now_a < point < now_b:
                             probe(point, direction)
                 else:
                     probe(guess, "up")
