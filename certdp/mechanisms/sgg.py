@@ -210,26 +210,30 @@ def sgg_delta_float(dimension: int, alpha: float, power: float, rate: float, eps
     # ~1e-4 only (sgg T=2 alpha=1/2 p=8 at (10, 0.5): the root in beta moved by 1e-4 between 240,
     # 480, 960 and 2000 panels; the walk then needed 19 probes).  Those z are located by bisection
     # in ln z between grid edges where phi(+-1) - y changes sign, and the panels graded towards them.
-    kinks = []
     log_edges = np.log(edges)
+    lo_parts, hi_parts, y_parts, w_parts, sign_parts = [], [], [], [], []
     for y in (-epsilon, epsilon):
         for w_end in (-1.0, 1.0):
             g = phi_at(edges, w_end) - y
             idx = np.nonzero(np.isfinite(g[:-1]) & np.isfinite(g[1:]) & ((g[:-1] > 0) != (g[1:] > 0)))[0]
-            if idx.size == 0:
-                continue
-            lo, hi = log_edges[idx].copy(), log_edges[idx + 1].copy()
-            glo = g[idx] > 0
-            for _ in range(60):
-                mid = 0.5 * (lo + hi)
-                gm = (phi_at(np.exp(mid), w_end) - y) > 0
-                same = gm == glo
-                lo = np.where(same, mid, lo)
-                hi = np.where(same, hi, mid)
-            kinks.append(np.exp(0.5 * (lo + hi)))
+            lo_parts.append(log_edges[idx])
+            hi_parts.append(log_edges[idx + 1])
+            y_parts.append(np.full(idx.size, y))
+            w_parts.append(np.full(idx.size, w_end))
+            sign_parts.append(g[idx] > 0)
+    lo, hi = np.concatenate(lo_parts), np.concatenate(hi_parts)
+    kinks = []
+    if lo.size:
+        ys, ws, glo = np.concatenate(y_parts), np.concatenate(w_parts), np.concatenate(sign_parts)
+        for _ in range(45):    # one bisection for all: the bracket (one log panel) to ~1e-14 in ln z
+            mid = 0.5 * (lo + hi)
+            same = ((phi_at(np.exp(mid), ws) - ys) > 0) == glo
+            lo = np.where(same, mid, lo)
+            hi = np.where(same, hi, mid)
+        kinks.append(np.exp(0.5 * (lo + hi)))
     if kinks:
         zk = np.concatenate(kinks)
-        uk = 4.0 ** -np.arange(1.0, 24.0)   # ratio-4 grading suffices for an end-point singularity
+        uk = 4.0 ** -np.arange(1.0, 15.0)   # ratio-4 grading to 4e-9 suffices for a square-root contact
         grade = np.concatenate([(zk[:, None] * (1.0 + uk[None, :])).ravel(), (zk[:, None] * (1.0 - uk[None, :])).ravel(),
                                 zk])
         edges = np.unique(np.concatenate([edges, grade[(grade > z_lo) & (grade < z_hi)]]))
