@@ -199,3 +199,36 @@ def test_bare_groups_print_one_line():
     for group in ("calibrate", "profile", "audit", "table", "optimize", "shape"):
         code, _, err, _ = run([group])
         assert code == 2 and len(err.strip().splitlines()) == 1 and "choose from" in err, err
+
+
+def test_matplotlib_is_imported_before_the_budget_alarm_starts(tmp_path):
+    """A ``--plot`` command imports matplotlib before its ``--budget`` alarm is armed.  Fails before: the
+    import ran under the alarm; on a loaded machine (``test_fuzz_options``, budget 1 s, CI at load 4)
+    the alarm cut it, and the next example in the same process failed with ``AttributeError: module
+    'matplotlib' has no attribute 'get_data_path'`` reported as an internal error.  Checked in a fresh
+    interpreter (matplotlib not yet imported) by recording ``sys.modules`` when the alarm is set."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(f'''
+        import signal, sys
+        from click.testing import CliRunner
+        from certdp.cli.main import cli
+        seen = []
+        real = signal.setitimer
+        def spy(which, seconds, *rest):
+            if seconds:
+                seen.append("matplotlib.pyplot" in sys.modules)
+            return real(which, seconds, *rest)
+        signal.setitimer = spy
+        assert "matplotlib.pyplot" not in sys.modules
+        r = CliRunner().invoke(cli, ["profile", "laplace", "--epsilon", "1,2", "--scale", "1",
+                                     "--plot", {str(tmp_path / "p.png")!r}, "--budget", "60"])
+        assert r.exit_code == 0, r.output
+        print(seen)
+        ''')
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    seen = eval(out.stdout.strip().splitlines()[-1])
+    assert seen and all(seen), seen

@@ -339,6 +339,17 @@ def _reached_points(reached: dict) -> tuple[str, dict] | None:
     return describe_reached(reached)
 
 
+def _import_matplotlib() -> None:
+    """Import matplotlib (Agg) and pyplot *before* the ``--budget`` alarm starts: an import that the alarm
+    cuts leaves half-initialised modules behind, and in a process that goes on (``CliRunner`` in the
+    tests, a notebook) the next plot failed with ``AttributeError: module 'matplotlib' has no attribute
+    'get_data_path'``.  An import is not part of the computation the budget bounds."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+
+
 def _wrap(command: click.Command, path: str) -> None:
     original = command.callback
     if original is None or getattr(original, "_certdp_wrapped", False):
@@ -353,6 +364,8 @@ def _wrap(command: click.Command, path: str) -> None:
         spin = (not as_json and sys.stderr.isatty()
                 and not any(word in path.split() for word in _OWN_PROGRESS))
         reached: dict = {}
+        if kwargs.get("plot"):
+            _import_matplotlib()
         try:
             with _quiet_numerics(), _deadline(seconds, reached), _spinner(spin, f"certdp {path}"), \
                     _bracket_record(path, reached):
