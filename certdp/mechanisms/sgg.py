@@ -191,19 +191,23 @@ def sgg_delta_float(dimension: int, alpha: float, power: float, rate: float, eps
     edges = np.unique(np.concatenate([edges, near[(near > z_lo) & (near < z_hi)]]))
     half = 0.5 * (T - 1.0)
 
-    def phi_at(zz, w):
-        """The loss threshold function at ``z = zz`` (arrays broadcast) and ``w``."""
+    def phi_on(zz):
+        """The loss threshold function ``w -> phi(zz, w)`` at the points ``zz`` (``w`` broadcasts; the
+        powers of ``zz`` computed once: the bisections below call it ~60 times)."""
         rr = zz ** (1.0 / power)
         tt = s / rr
         dd = 1.0 - tt
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            xx = (2.0 * s * w + s * s / rr) / rr
-            # near w = -1: q / r^2 = (1 - t)^2 + 2 t (1 + w), no cancellation where r ~ s
-            L = np.where(w < -0.5, np.log(dd * dd + 2.0 * tt * (1.0 + w)), np.log1p(xx))
-            val = -zz * np.expm1(0.5 * power * L)
-            if c1 != 0.0:
-                val = val + c1 * L
-        return np.where(np.isnan(val), np.inf, val)
+
+        def phi(w):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                xx = (2.0 * s * w + s * s / rr) / rr
+                # near w = -1: q / r^2 = (1 - t)^2 + 2 t (1 + w), no cancellation where r ~ s
+                L = np.where(w < -0.5, np.log(dd * dd + 2.0 * tt * (1.0 + w)), np.log1p(xx))
+                val = -zz * np.expm1(0.5 * power * L)
+                if c1 != 0.0:
+                    val = val + c1 * L
+            return np.where(np.isnan(val), np.inf, val)
+        return phi
 
     # w* reaches +-1 at isolated z (the threshold curve enters or leaves [-1, 1]); there F_W(w*) has a
     # square-root (T = 2) or higher-order contact, which Gauss-Legendre panels across it resolve to
@@ -211,10 +215,11 @@ def sgg_delta_float(dimension: int, alpha: float, power: float, rate: float, eps
     # 480, 960 and 2000 panels; the walk then needed 19 probes).  Those z are located by bisection
     # in ln z between grid edges where phi(+-1) - y changes sign, and the panels graded towards them.
     log_edges = np.log(edges)
+    phi_edges = phi_on(edges)
     lo_parts, hi_parts, y_parts, w_parts, sign_parts = [], [], [], [], []
     for y in (-epsilon, epsilon):
         for w_end in (-1.0, 1.0):
-            g = phi_at(edges, w_end) - y
+            g = phi_edges(w_end) - y
             idx = np.nonzero(np.isfinite(g[:-1]) & np.isfinite(g[1:]) & ((g[:-1] > 0) != (g[1:] > 0)))[0]
             lo_parts.append(log_edges[idx])
             hi_parts.append(log_edges[idx + 1])
@@ -227,7 +232,7 @@ def sgg_delta_float(dimension: int, alpha: float, power: float, rate: float, eps
         ys, ws, glo = np.concatenate(y_parts), np.concatenate(w_parts), np.concatenate(sign_parts)
         for _ in range(45):    # one bisection for all: the bracket (one log panel) to ~1e-14 in ln z
             mid = 0.5 * (lo + hi)
-            same = ((phi_at(np.exp(mid), ws) - ys) > 0) == glo
+            same = ((phi_on(np.exp(mid))(ws) - ys) > 0) == glo
             lo = np.where(same, mid, lo)
             hi = np.where(same, hi, mid)
         kinks.append(np.exp(0.5 * (lo + hi)))
@@ -244,8 +249,7 @@ def sgg_delta_float(dimension: int, alpha: float, power: float, rate: float, eps
     logf = (k - 1.0) * np.log(z) - z - gammaln(k)
     weights = wz * np.exp(logf)
 
-    def phi(w):
-        return phi_at(z, w)
+    phi = phi_on(z)
 
     def wstar(y):
         lo = -np.ones_like(z)
