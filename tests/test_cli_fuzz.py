@@ -232,3 +232,26 @@ def test_matplotlib_is_imported_before_the_budget_alarm_starts(tmp_path):
     assert out.returncode == 0, out.stderr
     seen = eval(out.stdout.strip().splitlines()[-1])
     assert seen and all(seen), seen
+
+
+def test_budget_hard_stop_ends_a_single_long_flint_call():
+    """python-flint holds the interpreter lock through one FLINT call, so neither the ``--budget`` alarm nor
+    the watchdog thread can run inside it (the thread fired only after the call returned).  faulthandler's
+    C-level timer ends the process ``2 * grace`` after the budget: exit 1 with "Timeout" and the stack, before
+    the call (``fmpz.fac_ui(2e7)``, ~5 s here; budget 0.5 s, grace 0.5 s) ends.  Fails before: the process
+    ran the call to its end and then exited 3."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent('''
+        from certdp.cli import validate
+        from flint import fmpz
+        validate.HARD_STOP.update(enabled=True, grace=0.5)
+        with validate._deadline(0.5):
+            fmpz.fac_ui(2 * 10**7)
+        print("the call finished")
+        ''')
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1, (out.returncode, out.stderr)
+    assert "Timeout" in out.stderr and "the call finished" not in out.stdout

@@ -11,8 +11,10 @@ types return an ``int``.
 
 * ``--budget SECONDS`` (default 600, or ``$CERTDP_BUDGET``): a wall-clock deadline. When it
   passes, the computation is interrupted and the command ends UNDECIDED (exit 3) with one line
-  saying so. That is honest: no answer is claimed. (A computation stuck inside one C call is
-  stopped by a watchdog a few seconds later when run from ``certdp.cli.main.main``.)
+  saying so. That is honest: no answer is claimed. (When run from ``certdp.cli.main.main``, a
+  watchdog thread ends an overrun of 5 s with exit 3 and the same line; a computation stuck inside
+  one C call holds the interpreter lock, so that thread cannot run either, and faulthandler's C-level
+  timer ends the process 10 s after the budget with exit status 1 and the stack of the call on stderr.)
 * the mechanism's domain check (:mod:`certdp.mechanisms.domains`), decided before any work;
 * UNDECIDED reporting: one ``UNDECIDED: <reason>`` line on stderr, and with ``--json`` a JSON
   object ``{"verdict": "UNDECIDED", "reason": ..., "delta_enclosure": ...}`` on stdout;
@@ -24,6 +26,7 @@ types return an ``int``.
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import signal
@@ -267,6 +270,16 @@ def _deadline(seconds: float, reached: dict | None = None) -> Iterator[None]:
         watchdog = threading.Timer(seconds + HARD_STOP["grace"], _hard_stop)
         watchdog.daemon = True
         watchdog.start()
+        # python-flint holds the interpreter lock through a FLINT / Arb call, so neither the alarm nor the
+        # thread above runs until the call returns (a 1 s timer fired after a 4.8 s fmpz.fac_ui).  The last
+        # resort is faulthandler's C thread, which needs no lock: it prints "Timeout" and the stack of the
+        # call that overran (on stderr), then ends the process with exit status 1 -- no answer claimed
+        for stream in (sys.stderr, sys.__stderr__):
+            try:
+                faulthandler.dump_traceback_later(seconds + 2 * HARD_STOP["grace"], exit=True, file=stream)
+                break
+            except (AttributeError, ValueError, OSError):     # a stream without a file descriptor
+                continue
     try:
         yield
     finally:
@@ -274,6 +287,7 @@ def _deadline(seconds: float, reached: dict | None = None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
         if watchdog is not None:
             watchdog.cancel()
+            faulthandler.cancel_dump_traceback_later()
 
 
 @contextmanager

@@ -8,8 +8,9 @@ product of the accountant.  Past the deadline :func:`check_deadline` raises
 public API adds what was already certified, e.g. the bracket's proven points).
 
 Guarantee: nothing, beyond "stops at the next check".  A single FLINT call is not interrupted; the
-engines bound the size of their calls so that one call stays short (the CLI's watchdog also ends a
-process that overruns by 5 s).  Without an active budget a check costs one ContextVar lookup.
+engines bound the size of their calls so that one call stays short (python-flint holds the interpreter
+lock during a call, so no Python-level timer runs inside one; the CLI adds faulthandler's C-level timer,
+which ends a process that overruns its budget by 10 s).  Without an active budget a check costs one ContextVar lookup.
 """
 
 from __future__ import annotations
