@@ -413,6 +413,21 @@ def test_p_half_at_t128_peak_in_the_cusp_sliver_certified_at_64_bits_matches_hoc
     assert hi - lo <= mp.mpf("1e-6") * lo * (1 + mp.mpf("1e-6"))
 
 
+def test_bounded_loss_candidate_at_t128_below_the_quadrature_floor_matches_hockey_stick_integral():
+    """The float candidate of sgg T = 128, alpha = 127, p = 1/2 at (10, 1e-300): the power law in ``beta -
+    eps`` through the quadrature's roots at 1e-12 and 1e-8 gave 10.0228, where delta is ~1e-932 (the walk
+    then took 12 probes); corrected by coarse engine evaluations (``_bounded_loss_refined_rate``) the
+    candidate's delta, by the 50-digit hockey-stick integral in R^128, is within a factor e^0.05 of 1e-300."""
+    import math
+
+    from certdp.mechanisms.sgg import sgg_rate_candidate
+
+    cand = sgg_rate_candidate(128, 127.0, 0.5, 10.0, math.log(1e-300), 1.0)
+    ref = mp_hockey_stick_scaled(Fraction(1, 2), Fraction(repr(cand)), 10, dps=50, dimension=128,
+                                 method="gauss-legendre")
+    assert abs(mp.log(ref) - mp.log(mp.mpf("1e-300"))) < mp.mpf("0.05"), (cand, ref)
+
+
 def test_p_half_scaled_reference_agrees_with_the_leading_term_at_eps_1():
     """The reference itself: at rate 1 + a (eps = 1, s = 1) the region is ``|x| < a^2`` to leading order and
     ``delta = f(0) int (a - |x|^(1/2)) dx = a^7 / 5040 (1 + O(a))`` (``f(0) = 1 / (8 pi Gamma(6))``)."""
