@@ -3,7 +3,7 @@
 
 For every mechanism / preset configuration and every (epsilon, delta) of a grid, one certified
 calibration ``certdp.calibrate(name, epsilon=e, delta=d, rtol=RTOL, **fixed)`` runs with a
-per-cell wall-clock limit (SIGALRM; the Arb calls in between are short).  Each cell gets a
+per-cell wall-clock limit (SIGALRM, honoured between Arb calls; the engines keep those short).  Each cell gets a
 status: ``certified`` (a sealed certificate), ``UNDECIDED`` (certdp said it could not decide,
 with its reason), ``timeout`` or ``error`` (anything else, e.g. an InputError outside the domain).
 
@@ -14,6 +14,7 @@ Usage::
     python3 benchmarks/coverage.py --dense --inside-only # the dense (alpha, p) grid (issue 17)
     python3 benchmarks/coverage.py --timeout 30 --markdown docs/coverage.md --plot docs/coverage.png
     python3 benchmarks/coverage.py --vector --timeout 30   # GGM sensitivity vectors (d = 2, 3, 5)
+    python3 benchmarks/coverage.py --random 60 --seed 1 --timeout 30   # random in-domain SGG cells, off the grids
 
 Nothing is asserted; the script prints (and writes) the table.  Timings are wall clock on
 whatever machine runs it (the committed table states the load).
@@ -182,7 +183,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="the dense (alpha, p) grid (DENSE_CONFIGS, eps 0.01/1/10/50 x delta 1e-300/1e-12/0.5)")
     parser.add_argument("--inside-only", action="store_true",
                         help="skip cells outside the documented domain (shown as 'not run')")
+    parser.add_argument("--random", type=int, default=0, metavar="N",
+                        help="N random in-domain SGG cells off the grids (random_cells; with --seed) instead of a grid")
+    parser.add_argument("--seed", type=int, default=0, help="seed of --random (default 0)")
     args = parser.parse_args(argv)
+    if args.random:
+        return run_random(args.random, args.seed, args.timeout, args.markdown)
 
     configs = (DENSE_CONFIGS if args.dense else EXTENDED_CONFIGS if args.extended else VECTOR_CONFIGS if args.vector
                else CONFIGS)
@@ -258,6 +264,53 @@ def main(argv: list[str] | None = None) -> int:
         args.markdown.write_text(text + "\n")
     if args.plot:
         plot(args.plot, configs, columns, results)
+    return 0
+
+
+def random_cells(n: int, seed: int) -> list[tuple[str, str, dict, str, str]]:
+    """``n`` SGG cells drawn inside the documented domain, off the grids: T in {2, 3, 5, 10, 64, 128, 300,
+    1000}, alpha in (-1, T - 1] (a tenth of an integer, or T - 1 in a quarter of the draws), p in [1/2, 8]
+    (quarters), eps log-uniform in [0.01, 50] (two digits), delta = 1e-k with k uniform in 1 .. 300.  Cells
+    outside the domain (e.g. eps > 26 at T = 3, p = 1/2) are drawn again.  Deterministic in ``seed``."""
+    import random
+
+    rng = random.Random(seed)
+    cells = []
+    while len(cells) < n:
+        T = rng.choice((2, 3, 5, 10, 64, 128, 300, 1000))
+        alpha = Fraction(T - 1) if rng.random() < 0.25 else Fraction(rng.randint(-9, 10 * (T - 1)), 10)
+        p = Fraction(rng.randint(2, 32), 4)
+        eps = f"{10 ** rng.uniform(-2, math.log10(50)):.2g}"
+        delta = f"1e-{rng.randint(1, 300)}"
+        fixed = {"dimension": T, "alpha": str(alpha), "power": str(p)}
+        if in_domain("sgg", fixed, eps, delta):
+            cells.append((f"sgg T={T} alpha={alpha} p={p}", "sgg", fixed, eps, delta))
+    return cells
+
+
+def run_random(n: int, seed: int, timeout: float, markdown: Path | None) -> int:
+    """Run :func:`random_cells` one by one (the log format of ``main``) and print a summary."""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    certdp.calibrate("gaussian", epsilon=1, delta="1e-5", rtol=RTOL)   # warm-up (imports), untimed
+    t_start = time.perf_counter()
+    rows = []
+    for label, name, fixed, eps, delta in random_cells(n, seed):
+        res = run_cell(name, fixed, eps, delta, timeout)
+        rows.append((label, eps, delta, res))
+        print(f"{label:32s} eps={eps:5s} delta={delta:7s} {res[0]:10s} {res[1]:7.2f} s  {res[2][:70]}", flush=True)
+    times = [r[1] for *_, r in rows if r[0] == "certified"]
+    counts = {s: sum(1 for *_, r in rows if r[0] == s) for s in SYMBOL if s != "not run"}
+    summary = (f"{len(rows)} random in-domain cells (seed {seed}) in {time.perf_counter() - t_start:.0f} s (load "
+               f"average {load:.1f} at start, rtol {RTOL}, timeout {timeout:g} s per cell): "
+               + ", ".join(f"{k} {v}" for k, v in counts.items())
+               + (f"; certified cells: median {statistics.median(times):.2f} s, max {max(times):.1f} s" if times else ""))
+    lines = ["| configuration | eps | delta | status | time |", "|---|---|---|---|---|"]
+    lines += [f"| {label} | {eps} | {delta} | {r[0]} | {r[1]:.1f} s |" for label, eps, delta, r in rows]
+    text = "\n".join([summary, "", *lines])
+    print()
+    print(text)
+    if markdown:
+        markdown.write_text(text + "\n")
     return 0
 
 

@@ -199,3 +199,34 @@ def test_calibration_alpha_near_minus_one_p8_at_the_quadrature_floor():
             low, high = (mp.mpf(x) for x in enclosure)
             slack = mp.mpf("1e-30")
             assert low * (1 - slack) <= ref <= high * (1 + slack), (low, ref, high)
+
+
+def test_layer_wider_than_the_old_neighbourhood_beyond_the_doubles_matches_scale_free_limit():
+    """sgg T = 2, alpha = -7/10, p = 11/4 at (25, 1e-153) (a random in-domain cell that timed out): rate ~3e-1385,
+    so ``z_s`` is beyond the doubles (layer mode) and the B layer around ``r = s`` ends at ``z_s (1 +- 1.13e-6)``,
+    outside the old layer neighbourhood ``2^-20``: no Arb breakpoints at its ends, float guesses of the wrong
+    class next to them, first-order bins, and a stall at ~5e-6 relative on every rung (each probe ~12 s,
+    UNDECIDED).  The neighbourhood now covers 16 layer half-widths.  At ``z_s ~ 1e-1385`` the scale-free
+    limit is exact to far below the width asked: the 64-bit enclosure (relative width 1e-7) contains it, and
+    the calibration's ends fall on the right sides of 1e-153 by it."""
+    from flint import arb
+
+    from certdp.engines.radial import sgg_delta_enclosure
+    from certdp.numbers import working_precision
+
+    shape = (2, Fraction(-7, 10), Fraction(11, 4))
+    rate = Fraction("3.1385393e-1385")
+    ref = scale_free_delta(*shape, 25, rate)
+    with working_precision(64):
+        enc = sgg_delta_enclosure(*shape, arb(rate.numerator) / rate.denominator, 25, 1, eta=arb(2) ** -4000,
+                                  rel_eta=1e-7)
+    with mp.workdps(60):
+        low = mp.mpf(enc.lower.lower().mid().str(40, radius=False))
+        high = mp.mpf(enc.upper.upper().mid().str(40, radius=False))
+        assert low * (1 - mp.mpf("1e-30")) <= ref <= high * (1 + mp.mpf("1e-30")), (low, ref, high)
+        assert high - low <= mp.mpf("1e-7") * low * (1 + mp.mpf("1e-6"))
+    cert = certdp.calibrate("sgg", epsilon="25", delta="1e-153", sensitivity=1, rtol="1e-6", dimension=2,
+                            alpha="-7/10", power="11/4")
+    lo, hi = (Fraction(x) for x in cert.interval)
+    with mp.workdps(60):
+        assert scale_free_delta(*shape, 25, lo) <= mp.mpf("1e-153") < scale_free_delta(*shape, 25, hi)

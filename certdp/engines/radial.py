@@ -341,6 +341,7 @@ class SGGRadialProblem:
         # have been below the old floor 1e-300 (elsewhere [0, mass] as always: unchanged results)
         self.exact_zero_bin = False
         self._z_s = None
+        self._layer_nbhd = None
         self.input_radius_floor = False
         self.layer_mode = False
 
@@ -554,10 +555,27 @@ class SGGRadialProblem:
             return None
         if self._z_s is None:
             self._z_s = self.s ** self.p
-        if not (abs(z / self._z_s - 1) < self.LAYER_NEIGHBOURHOOD):
+        if not (abs(z / self._z_s - 1) < self.layer_neighbourhood()):
             return None
         r = z ** (1 / self.p) if not self._p_is_one() else z
         return float(((r - self.s) / r).mid())
+
+    def layer_neighbourhood(self) -> float:
+        """Relative half-width (in ``z``) of the neighbourhood of ``z_s`` where the layer rules apply:
+        :attr:`LAYER_NEIGHBOURHOOD`, or 16 times the layer's own half-width ``p sqrt(Q*)`` where that is wider
+        (at most ``2^-8``).  A layer wider than ``2^-20`` in layer mode (``z_s`` outside the doubles,
+        ``2^-80 < Q* < 2^-8``: sgg T=2 alpha=-7/10 p=11/4 at eps = 25, beta ~ 3e-1385, layer ends at
+        ``z_s (1 +- 1.13e-6)``) had its ends outside the neighbourhood: no Arb breakpoints there, the float
+        scan on ``ln z`` placed them ~4e-11 off, the guesses next to them were of the wrong class, the bins
+        first-order, and the width stalled at ~5e-6 relative on every rung.  A routing choice only."""
+        if self._layer_nbhd is None:
+            nbhd = self.LAYER_NEIGHBOURHOOD
+            lq = _layer_log2_q(self)
+            if lq < 0.0:
+                half = self.f_p * 2.0 ** (lq / 2.0)
+                nbhd = min(2.0 ** -8, max(nbhd, 16.0 * half))
+            self._layer_nbhd = nbhd
+        return self._layer_nbhd
 
     def _layer_phi_end(self, zf: float, d: float, v: float, side: int) -> float:
         """float ``Phi`` at ``w = -1 + v`` (side -1) / ``1 - v`` (side +1) from the local coordinate ``d``:
@@ -1913,7 +1931,8 @@ def _layer_breakpoints(prob: SGGRadialProblem, y: float) -> list[arb]:
     out = []
     for sign in (1, -1):
         prev = zc
-        for j in range(prec - 16, 19, -1):
+        j_last = max(8, int(-math.log2(prob.layer_neighbourhood())))
+        for j in range(prec - 16, j_last - 1, -1):
             old = ctx.prec
             ctx.prec = 2 * prec + 64
             z = zc * (1 + sign * arb(2) ** -j)          # exact
@@ -1956,7 +1975,7 @@ def _split_point_layer(prob: SGGRadialProblem, zl: arb, zu: arb, bps: list[arb])
     width = zu - zl
     if not (width > tol):
         return None
-    near_bps = [b for b in bps if abs(b - zl) < arb(2) ** -20 * zu]
+    near_bps = [b for b in bps if abs(b - zl) < arb(prob.layer_neighbourhood()) * zu]
     for b in near_bps:
         if zl + tol < b < zu - tol:
             return b
@@ -2355,7 +2374,7 @@ def _sgg_delta_enclosure_at(dimension, alpha, power, rate, epsilon, sensitivity,
         # (float ones are one double spacing off, those on ln z are cancellation noise)
         layer = _layer_breakpoints(prob, float(prob.eps.mid())) + _layer_breakpoints(prob, -float(prob.eps.mid()))
         if layer:
-            near = arb(2) ** -20
+            near = arb(prob.layer_neighbourhood())
             bp_set = {key: b for key, b in bp_set.items() if not (abs(b / z_s - 1) < near)}
             for b in layer:
                 if z_first < b < z_max:
