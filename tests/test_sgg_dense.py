@@ -230,3 +230,16 @@ def test_layer_wider_than_the_old_neighbourhood_beyond_the_doubles_matches_scale
     lo, hi = (Fraction(x) for x in cert.interval)
     with mp.workdps(60):
         assert scale_free_delta(*shape, 25, lo) <= mp.mpf("1e-153") < scale_free_delta(*shape, 25, hi)
+
+
+def test_scale_free_candidate_resolves_the_near_singular_layer_ends():
+    """``_scale_free_rate`` at T = 128, alpha = -1/2, p = 8, (0.01, 1e-300): with |c1| ~ 64 the layers reach
+    ``t ~ 1 / (1 - e^(-eps/(2|c1|)))`` ~ 1e4, so the integrands in ``c`` peak within ~1e-4 of ``c = +-1``; 96
+    Gauss-Legendre nodes left the integral 3e-7 off (4e-6 at T = 1000: the candidate 6.7e-5 off in beta, and
+    with delta ~ beta^(1/16) the walk crawled, 8 probes, 27 s for T = 1000).  With 512 nodes the candidate's
+    delta by the 50-digit reference is within 1e-9 of the target (4e-13 here, 1.4e-11 at T = 1000)."""
+    from certdp.mechanisms.sgg import _scale_free_rate
+
+    rate = _scale_free_rate(128, -0.5, 8.0, 0.01, math.log(1e-300), 1.0)
+    ref = scale_free_delta(128, Fraction(-1, 2), 8, EPS, Fraction(str(rate)))
+    assert abs(ref / mp.mpf("1e-300") - 1) < mp.mpf("1e-9"), (rate, ref)

@@ -523,7 +523,7 @@ def _finite_arb(x) -> bool:
 
 
 def _scale_free_rate(dimension: int, alpha: float, power: float, epsilon: float, log_delta: float,
-                     sensitivity: float, nodes: int = 96):
+                     sensitivity: float, nodes: int = 512):
     """float beta from the scale-free limit of delta for ``alpha < T - 1`` (a guess; ``None`` where it does
     not apply).
 
