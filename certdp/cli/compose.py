@@ -11,6 +11,7 @@ import click
 
 from certdp.cli.common import console, emit_certificate, json_option, output_option
 from certdp.cli.groups import calibrate, cli
+from certdp.cli.plots import agg_pyplot
 from certdp.numbers import InputError
 
 
@@ -95,10 +96,7 @@ def compose_command(plan, epsilon, delta, grid_bits, rtol, plot, as_json, output
 
 def _plot(result, path: str) -> None:
     """The certified delta(eps) band on an eps grid around the answer (same discretization)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = agg_pyplot()
 
     from certdp.accounting import account
 
@@ -197,10 +195,7 @@ def table_sgg_composition(ks, rtol, grid_bits, no_float, plot, as_json):
                       f"{seq / acc:.3f}", f"{r['sequential_seconds'] + r['accountant_seconds']:.0f}")
         console.print(t)
     if plot:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = agg_pyplot()
 
         fig, ax = plt.subplots(figsize=(6, 4))
         kk = [r["k"] for r in rows]

@@ -14,6 +14,7 @@ from certdp.cli.common import (
     rtol_option,
 )
 from certdp.cli.groups import calibrate, cli, profile
+from certdp.cli.plots import agg_pyplot
 from certdp.cli.validate import (
     MAX_GRID_POINTS, OUTPUT_FILE, PLOT_FILE, SENSITIVITY_VECTOR, SHAPE, Count, GridSpec, Real,
 )
@@ -233,10 +234,7 @@ def _nullcontext():
 
 
 def _plot_trace(result, path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = agg_pyplot()
 
     it = [h[0] for h in result.history]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.5))
@@ -296,10 +294,7 @@ def _grid(epsilon: str, delta: str, sensitivity: str, moment: int, plot: str | N
 
 
 def _plot_heatmap(rows, eps_list, delta_list, path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = agg_pyplot()
     import numpy as np
 
     ph = np.array([min(r["p_hat"], 12.0) for r in rows]).reshape(len(delta_list), len(eps_list))

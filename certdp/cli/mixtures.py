@@ -11,6 +11,7 @@ from certdp.cli.common import (
     sensitivity_option,
 )
 from certdp.cli.groups import audit, calibrate, cli, optimize, profile, table
+from certdp.cli.plots import agg_pyplot
 from certdp.cli.validate import (
     DELTA, EPSILON, FRACTION, PLOT_FILE, POSITIVE, Count, Real,
 )
@@ -110,10 +111,7 @@ def _plot_mixture(name: str, sigma: str, epsilon: str, sensitivity: str, compone
                   enclosure: tuple[str, str], argmax: float, path: str) -> None:
     """Density and, for MG, the float64 shift profile phi -> H(phi) (illustration; the certified
     delta(eps) enclosure is printed in the title)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = agg_pyplot()
     import numpy as np
 
     from certdp.engines.gaussian_mixture.float_guide import mg_components, mixture_hockey_stick_float
@@ -330,10 +328,7 @@ def table_mixtures(as_json, plot, cells_opt, workers, dask):
             Console(width=max(console.width, 160)).print(t)  # never truncate the numbers
         console.print(f"largest deviation: Table 5 {dev5:.4f} pp, Table 6 {dev6:.4f} pp")
     if plot:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = agg_pyplot()
         import numpy as np
 
         data = np.array([[np.nan if c is None else c.l2_improvement for c in r] for r in rows])
@@ -364,10 +359,7 @@ def _parse_cells(text: str) -> list[tuple[str, str]]:
 
 def _verdict_heatmap(cells: list, path: str) -> None:
     """One panel per table: verdict of every printed cell over (eps, delta)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = agg_pyplot()
     import numpy as np
     from matplotlib.colors import ListedColormap
 

@@ -7,15 +7,23 @@ from typing import Sequence
 
 from certdp.numbers import Enclosure
 
-__all__ = ["plot_profile"]
+__all__ = ["agg_pyplot", "plot_profile"]
 
 
-def plot_profile(curve: Sequence[tuple[str, Enclosure]], path: str, title: str = "") -> None:
-    """Plot the certified upper and lower bounds of delta(eps) on a log scale."""
+def agg_pyplot():
+    """``matplotlib.pyplot`` on the Agg backend (no display needed); imported on first use, so that
+    ``import certdp`` and commands without a plot never load matplotlib."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_profile(curve: Sequence[tuple[str, Enclosure]], path: str, title: str = "") -> None:
+    """Plot the certified upper and lower bounds of delta(eps) on a log scale."""
+    plt = agg_pyplot()
 
     eps = [float(Fraction(e)) for e, _ in curve]
     upper = [float(enc.upper) for _, enc in curve]

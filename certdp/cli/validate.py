@@ -358,10 +358,9 @@ def _import_matplotlib() -> None:
     cuts leaves half-initialised modules behind, and in a process that goes on (``CliRunner`` in the
     tests, a notebook) the next plot failed with ``AttributeError: module 'matplotlib' has no attribute
     'get_data_path'``.  An import is not part of the computation the budget bounds."""
-    import matplotlib
+    from certdp.cli.plots import agg_pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401
+    agg_pyplot()
 
 
 def _wrap(command: click.Command, path: str) -> None:

@@ -1929,9 +1929,9 @@ def _layer_breakpoints(prob: SGGRadialProblem, y: float) -> list[arb]:
     if c0 != 0:
         return []
     out = []
+    j_last = int(-math.log2(prob.layer_neighbourhood()))     # the scan's widest point: the neighbourhood
     for sign in (1, -1):
         prev = zc
-        j_last = max(8, int(-math.log2(prob.layer_neighbourhood())))
         for j in range(prec - 16, j_last - 1, -1):
             old = ctx.prec
             ctx.prec = 2 * prec + 64
